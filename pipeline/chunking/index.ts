@@ -1,0 +1,15 @@
+import type { Chunk, ChunkingOptions, Document, TokenCounter } from '../types.ts';
+import { chunkCode } from './codeChunker.ts';
+import { chunkDoc } from './docChunker.ts';
+
+/** Chunks any document by its collection: docs by sections, code by symbols (or line windows). */
+export async function chunkDocument(doc: Document, counter: TokenCounter, options: ChunkingOptions): Promise<Chunk[]> {
+  switch (doc.collection) {
+    case 'docs':
+      return chunkDoc(doc, counter, options);
+    case 'code':
+      return chunkCode(doc, counter, options);
+    case 'issues':
+      throw new Error('issues are chunked by the issues source');
+  }
+}

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { CODE_FORMATS, DOC_FORMATS } from '../sources/classify.ts';
+
+/** What `cita init` found in a checkout, and the instance config it proposes. */
+export interface Survey {
+  name: string;
+  languages: Record<string, number>;
+  docFolders: string[];
+  github?: string;
+  ref?: string;
+}
+
+const DOC_DIR_NAMES = new Set(['doc', 'docs', 'documentation', 'website', 'guide', 'guides']);
+const SKIP_DIRS = new Set(['.git', 'node_modules', 'vendor', 'third_party', 'dist', 'build', '__pycache__', '.venv', 'venv', 'target']);
+
+/** Parses `owner/name` out of a GitHub remote URL (https or ssh). */
+export function githubFromRemote(url: string): string | undefined {
+  const m = /github\.com[:/]([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(url.trim());
+  return m ? `${m[1]}/${m[2]}` : undefined;
+}
+
+function readGit(checkout: string): { github?: string; ref?: string } {
+  const gitDir = path.join(checkout, '.git');
+  const out: { github?: string; ref?: string } = {};
+  try {
+    const config = fs.readFileSync(path.join(gitDir, 'config'), 'utf8');
+    for (const m of config.matchAll(/^\s*url\s*=\s*(.+)$/gm)) {
+      out.github ??= githubFromRemote(m[1]!);
+    }
+    const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+    out.ref = head.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : head;
+  } catch {
+    // Not a git checkout, or no remote: the user fills these in.
+  }
+  return out;
+}
+
+export function surveyCheckout(checkout: string): Survey {
+  const languages: Record<string, number> = {};
+  const docFolders = new Set<string>();
+  const walk = (dir: string, rel: string, depth: number) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) {
+        if (SKIP_DIRS.has(e.name) || e.name.startsWith('.')) continue;
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (depth < 2 && DOC_DIR_NAMES.has(e.name.toLowerCase())) docFolders.add(r);
+        walk(path.join(dir, e.name), r, depth + 1);
+      } else if (e.isFile()) {
+        const ext = path.extname(e.name).toLowerCase();
+        const lang = CODE_FORMATS[ext] ?? (DOC_FORMATS[ext] ? `docs:${DOC_FORMATS[ext]}` : undefined);
+        if (lang) languages[lang] = (languages[lang] ?? 0) + 1;
+      }
+    }
+  };
+  walk(checkout, '', 0);
+  const name = path
+    .basename(path.resolve(checkout))
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '');
+  return { name: name || 'repo', languages, docFolders: [...docFolders].sort(), ...readGit(checkout) };
+}
+
+/** The starting instance config for a survey, as YAML with comments a user can edit. */
+export function proposeConfig(survey: Survey, checkoutPath: string): string {
+  const codeExts = Object.entries(CODE_FORMATS)
+    .filter(([, lang]) => survey.languages[lang])
+    .map(([ext]) => `**/*${ext}`);
+  const docExts = Object.entries(DOC_FORMATS)
+    .filter(([, f]) => survey.languages[`docs:${f}`])
+    .map(([ext]) => ext);
+  const docsInclude = survey.docFolders.length
+    ? survey.docFolders.flatMap((d) => docExts.map((ext) => `${d}/**/*${ext}`)).concat(docExts.map((ext) => `/*${ext}`))
+    : docExts.map((ext) => `**/*${ext}`);
+  const config: Record<string, unknown> = {
+    name: survey.name,
+    repository: {
+      path: checkoutPath,
+      ...(survey.github ? { github: survey.github } : {}),
+      ref: survey.ref ?? 'main',
+    },
+    sources: {
+      ...(docsInclude.length ? { docs: { include: docsInclude, exclude: [] } } : {}),
+      ...(codeExts.length ? { code: { include: codeExts, exclude: [] } } : {}),
+    },
+  };
+  const found = Object.entries(survey.languages)
+    .sort((a, b) => b[1] - a[1])
+    .map(([l, n]) => `${l} ${n}`)
+    .join(', ');
+  return `# Written by \`cita init\`. Found: ${found || 'no known files'}.\n# Defaults (model, chunking, store) come from config/defaults.yaml; override any key here.\n${YAML.stringify(config)}`;
+}

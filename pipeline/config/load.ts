@@ -1,0 +1,189 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML, { isMap, isScalar, isSeq, LineCounter, type Document as YamlDocument } from 'yaml';
+import type { z } from 'zod';
+import { configSchema, type CitaConfig } from './schema.ts';
+
+/** A config problem a user can act on: the file, the line, the YAML path, the value and what is allowed. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly line?: number,
+    readonly yamlPath?: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+interface ParsedFile {
+  file: string;
+  doc: YamlDocument;
+  lines: LineCounter;
+  value: unknown;
+}
+
+function parseFile(file: string): ParsedFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(code === 'ENOENT' ? `${file}: no such config file` : `${file}: cannot read (${code})`, file);
+  }
+  const lines = new LineCounter();
+  const doc = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const first = doc.errors[0];
+  if (first) {
+    const line = first.linePos?.[0]?.line ?? lines.linePos(first.pos[0]).line;
+    throw new ConfigError(`${file}${line ? `:${line}` : ''}: invalid YAML: ${first.message.split('\n')[0]}`, file, line);
+  }
+  const value = doc.toJS() ?? {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`${file}: the top level must be a mapping of keys (name, repository, sources, …)`, file);
+  }
+  return { file, doc, lines, value };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Mappings merge key by key; anything else (scalars, lists) is replaced by the later value. */
+export function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(base[k], v);
+  return out;
+}
+
+/** Applies `a.b.c=value` overrides (value parsed as YAML, so `0.3`, `true`, `[a, b]` keep their types). */
+export function applyOverrides(config: unknown, overrides: string[]): unknown {
+  let out = config;
+  for (const o of overrides) {
+    const eq = o.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`override "${o}": expected key.path=value (e.g. retrieval.hybrid.alpha=0.3)`);
+    const keys = o.slice(0, eq).trim().split('.');
+    let patch: unknown = YAML.parse(o.slice(eq + 1));
+    for (const k of keys.reverse()) patch = { [k]: patch };
+    out = deepMerge(out, patch);
+  }
+  return out;
+}
+
+function lineOf(parsed: ParsedFile, yamlPath: (string | number)[]): number | undefined {
+  for (let n = yamlPath.length; n >= 0; n--) {
+    const node = parsed.doc.getIn(yamlPath.slice(0, n), true);
+    if (node && (isScalar(node) || isMap(node) || isSeq(node)) && node.range) {
+      return parsed.lines.linePos(node.range[0]).line;
+    }
+    if (n < yamlPath.length && node === undefined) continue;
+  }
+  return undefined;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  const s = JSON.stringify(value);
+  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+}
+
+function valueAt(obj: unknown, p: PropertyKey[]): unknown {
+  let cur = obj;
+  for (const k of p) cur = isPlainObject(cur) || Array.isArray(cur) ? (cur as Record<PropertyKey, unknown>)[k] : undefined;
+  return cur;
+}
+
+function formatPath(p: PropertyKey[]): string {
+  return p.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('') || '(top level)';
+}
+
+function allowed(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value' && 'values' in issue) return `; allowed: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return '';
+  return '';
+}
+
+export interface LoadOptions {
+  /** Project root: holds config/defaults.yaml and config/instances/. */
+  root: string;
+  /** `key.path=value` overrides (CLI `--set`, A/B), applied last. */
+  overrides?: string[];
+}
+
+export interface LoadedConfig {
+  config: CitaConfig;
+  /** The instance file the config came from. */
+  file: string;
+  root: string;
+}
+
+/** The instance file for a name, or the path itself when one is given. */
+export function instanceFile(root: string, instance: string): string {
+  if (instance.endsWith('.yaml') || instance.endsWith('.yml')) return path.resolve(instance);
+  return path.join(root, 'config/instances', `${instance}.yaml`);
+}
+
+export function listInstances(root: string): string[] {
+  const dir = path.join(root, 'config/instances');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.slice(0, -'.yaml'.length))
+    .sort();
+}
+
+/** Loads defaults + instance + overrides and validates the result; every error names file, line, path and value. */
+export function loadConfig(instance: string, options: LoadOptions): LoadedConfig {
+  const file = instanceFile(options.root, instance);
+  if (!fs.existsSync(file)) {
+    const known = listInstances(options.root);
+    throw new ConfigError(
+      `no instance "${instance}": ${file} does not exist` +
+        (known.length ? ` (configured: ${known.join(', ')})` : ' (run `cita init <checkout>` to write one)'),
+      file,
+    );
+  }
+  const defaultsFile = path.join(options.root, 'config/defaults.yaml');
+  const defaults = fs.existsSync(defaultsFile) ? parseFile(defaultsFile) : undefined;
+  const inst = parseFile(file);
+  const envOverrides = (process.env.CITA_SET ?? '')
+    .split(/[;\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const merged = applyOverrides(deepMerge(defaults?.value ?? {}, inst.value), [...envOverrides, ...(options.overrides ?? [])]);
+
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    const messages = result.error.issues.slice(0, 5).map((issue) => {
+      const p = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+      const keys = p.filter((k): k is string | number => typeof k !== 'symbol');
+      const inInstance = inst.doc.hasIn(keys) || !defaults?.doc.hasIn(keys);
+      const where = inInstance ? inst : defaults!;
+      const line = lineOf(where, keys);
+      const loc = `${where.file}${line ? `:${line}` : ''}`;
+      const what =
+        issue.code === 'unrecognized_keys'
+          ? `unknown key "${issue.keys.join('", "')}"`
+          : `${issue.message} (value: ${describe(valueAt(merged, p))})`;
+      return `${loc}: ${formatPath(p)}: ${what}${allowed(issue)}`;
+    });
+    const more = result.error.issues.length > 5 ? `\n… and ${result.error.issues.length - 5} more` : '';
+    throw new ConfigError(`invalid config for instance "${instance}":\n  ${messages.join('\n  ')}${more}`, file);
+  }
+  if (result.data.name !== path.basename(file).replace(/\.ya?ml$/, '') && !instance.endsWith('.yaml')) {
+    throw new ConfigError(`${file}: name "${result.data.name}" must match the file name "${instance}"`, file);
+  }
+  return { config: result.data, file, root: options.root };
+}
+
+/** The project root: $CITA_ROOT, else the nearest ancestor of `from` with config/instances, else `from`. */
+export function findRoot(from = process.cwd()): string {
+  if (process.env.CITA_ROOT) return path.resolve(process.env.CITA_ROOT);
+  for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'config/instances'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from);
+  }
+}

