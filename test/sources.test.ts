@@ -102,6 +102,17 @@ describe('scanFiles', () => {
     });
   });
 
+  it('skips an unreadable file with its error code and indexes the rest', () => {
+    const dir = tree({ 'a.py': 'x = 1\n', 'locked.py': 'y = 2\n' });
+    const readFile = (abs: string) => {
+      if (abs.endsWith('locked.py')) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      return fs.readFileSync(abs);
+    };
+    const scan = scanFiles(dir, options({ readFile }));
+    expect(scan.documents.map((d) => d.path)).toEqual(['a.py']);
+    expect(scan.skipped).toEqual([{ path: 'locked.py', reason: 'unreadable', detail: 'EACCES' }]);
+  });
+
   it('assigns collections and formats by extension', () => {
     const dir = tree({ 'a.md': '# A\n', 'b.rst': 'B\n=\n', 'c.py': 'x=1\n', 'd.ts': 'export const x = 1;\n', 'e.txt': 'hi\n' });
     const scan = scanFiles(dir, options());

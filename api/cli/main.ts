@@ -49,6 +49,7 @@ function printSummary(s: IndexSummary): void {
   out.write(
     `  plan: +${s.plan.added} new, -${s.plan.removed} removed, ${s.plan.unchanged} unchanged; embedded ${s.plan.embedded}, reused ${s.plan.fromCache} cached vectors\n`,
   );
+  for (const w of s.warnings) out.write(`  warning: ${w}\n`);
   for (const f of s.failed) out.write(`  FAILED ${f.path}: ${f.error} (previous chunks kept)\n`);
 }
 
@@ -114,7 +115,7 @@ export function buildCli(): Command {
       const scan = scanSources(config, paths);
       if (scan.documents.length === 0) {
         throw new UserError(
-          `no files to index in ${paths.checkout}: ${scan.skippedFiles?.length ?? scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
+          `no files to index in ${paths.checkout}: ${scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
         );
       }
       const embedder = await openEmbedder(config, paths);
@@ -205,8 +206,9 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err && typeof err === 'object' && 'code' in err && String((err as { code: string }).code).startsWith('commander.')) {
-      const code = (err as { exitCode?: number }).exitCode ?? 2;
-      return code;
+      // Help and version are not errors; anything else commander rejects is a usage error.
+      const id = String((err as { code: string }).code);
+      return id === 'commander.helpDisplayed' || id === 'commander.version' || id === 'commander.help' ? 0 : 2;
     }
     const message = err instanceof Error ? err.message : String(err);
     const known = err instanceof UserError || err instanceof ConfigError;

@@ -3,10 +3,15 @@ import { chunkCode } from './codeChunker.ts';
 import { chunkDoc } from './docChunker.ts';
 
 /** Chunks any document by its collection: docs by sections, code by symbols (or line windows). */
-export async function chunkDocument(doc: Document, counter: TokenCounter, options: ChunkingOptions): Promise<Chunk[]> {
+export async function chunkDocument(
+  doc: Document,
+  counter: TokenCounter,
+  options: ChunkingOptions,
+  onWarning?: (message: string) => void,
+): Promise<Chunk[]> {
   switch (doc.collection) {
     case 'docs':
-      return chunkDoc(doc, counter, options);
+      return chunkDoc(doc, counter, options, onWarning);
     case 'code':
       return chunkCode(doc, counter, options);
     case 'issues':

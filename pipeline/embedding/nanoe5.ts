@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import koffi from 'koffi';
+import koffi, { type LibraryHandle } from 'koffi';
 import type { Embedder } from '../types.ts';
 
 /**
@@ -18,7 +18,7 @@ interface EngineFns {
   free: (m: unknown) => void;
   dim: (m: unknown) => number;
   tokenCount: (m: unknown, text: string, isQuery: number) => number;
-  embedBatch: koffi.KoffiFunction;
+  embedBatch: ReturnType<LibraryHandle['func']>;
 }
 
 let engineCache: { libPath: string; fns: EngineFns } | undefined;

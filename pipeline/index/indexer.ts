@@ -43,6 +43,8 @@ export interface IndexSummary {
   skippedFiles: SkippedFile[];
   unmatchedFiles: number;
   plan: { added: number; removed: number; unchanged: number; embedded: number; fromCache: number };
+  /** Notes from chunking, e.g. a line too long for the window that had to be cut between words. */
+  warnings: string[];
   /** Files whose chunking failed, with the error; their previous chunks are kept. */
   failed: { path: string; error: string }[];
   seconds: number;
@@ -86,6 +88,7 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
     skippedFiles: input.scan.skipped,
     unmatchedFiles: input.scan.unmatched,
     plan: { added: 0, removed: 0, unchanged: 0, embedded: 0, fromCache: 0 },
+    warnings: [],
     failed: [],
     seconds: 0,
   };
@@ -97,7 +100,7 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
   for (const [i, doc] of docs.entries()) {
     progress({ phase: 'chunk', done: i, total: docs.length, item: doc.path });
     try {
-      chunks.push(...(await chunkDocument(doc, embedder, input.chunking)));
+      chunks.push(...(await chunkDocument(doc, embedder, input.chunking, (m) => summary.warnings.push(m))));
     } catch (err) {
       failedPaths.add(doc.path);
       summary.failed.push({ path: doc.path, error: err instanceof Error ? err.message : String(err) });

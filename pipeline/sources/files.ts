@@ -21,6 +21,8 @@ export interface WalkOptions {
   exclude: string[];
   respectGitignore: boolean;
   maxFileBytes: number;
+  /** Reads a file's bytes; injected in tests (as root, permissions cannot make a file unreadable). */
+  readFile?: (abs: string) => Buffer;
 }
 
 export interface SkippedFile {
@@ -144,7 +146,7 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
       }
       let bytes: Buffer;
       try {
-        bytes = fs.readFileSync(abs);
+        bytes = (options.readFile ?? fs.readFileSync)(abs);
       } catch (err) {
         scan.skipped.push({ path: rel, reason: 'unreadable', detail: (err as NodeJS.ErrnoException).code ?? String(err) });
         continue;

@@ -15,19 +15,34 @@ export interface ChangeSet {
  */
 export interface Store {
   readonly kind: string;
-  /** Applies a whole change set in one transaction. */
+  /**
+   * Applies a whole change set atomically: deletes first, then upserts (an id in both ends up
+   * present; of two upserts of one id the last wins), then meta is merged key by key. If any part
+   * fails (e.g. a vector of the wrong dimension) nothing of the set is visible.
+   */
   apply(changes: ChangeSet): Promise<void>;
+  /** `apply` with only upserts: an existing id is replaced everywhere (text, vector, symbols, collection). */
   upsert(chunks: StoredChunk[]): Promise<void>;
+  /** `apply` with only deletes; unknown ids are ignored. */
   delete(ids: string[]): Promise<void>;
-  /** Full-text search with code-aware tokens; higher score is better. */
+  /**
+   * Full-text search with code-aware tokens (`config` finds `loadConfig`, accents ignored); higher
+   * score is better. Any text is a valid query; one without searchable words returns no hits.
+   */
   bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]>;
   /** Nearest neighbours by cosine similarity (score = similarity, higher is better). */
   knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]>;
+  /** Chunks (without vectors) in the order asked; unknown ids are skipped. */
   get(ids: string[]): Promise<Chunk[]>;
   /** Every chunk id of a collection (or of all), for incremental planning. */
   ids(collection?: Collection): Promise<string[]>;
   count(collection?: Collection): Promise<number>;
+  /** Chunks whose `citation.issue` is n: the body, then the comments by comment id, each in order of lines. */
   lookupIssue(n: number): Promise<Chunk[]>;
+  /**
+   * Chunks defining `name` (from `symbols` or `citation.symbol`), case-sensitive: exact names first,
+   * then qualified names ending in `.name` (`method` finds `Class.method`).
+   */
   lookupSymbol(name: string): Promise<Chunk[]>;
   meta(): Promise<Record<string, string>>;
   close(): Promise<void>;

@@ -1,0 +1,61 @@
+/**
+ * File recall@k of code search on the issue-localization questions, per language and kind, for
+ * hybrid, BM25-only and dense-only retrieval in one run (same index, same questions).
+ *
+ *   node --import tsx eval/localization.ts [instance] [--k 10] [--json]
+ */
+import path from 'node:path';
+import { loadJsonl, localizationRecord } from '../datasets/shared.ts';
+import { findRoot, loadConfig } from '../pipeline/config/load.ts';
+import { openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
+import { searchCollection } from '../pipeline/retrieval/search.ts';
+import { recallAtK } from './metrics/recallAtK.ts';
+
+const args = process.argv.slice(2);
+const instance = args.find((a) => !a.startsWith('--')) ?? 'pytest';
+const k = Number(args[args.indexOf('--k') + 1] ?? 10) || 10;
+const root = findRoot();
+const { config } = loadConfig(instance, { root });
+const paths = resolvePaths(config, root);
+const records = loadJsonl(path.resolve(root, '../shared/datasets/pytest/issue-localization.jsonl'), localizationRecord);
+
+const embedder = await openEmbedder(config, paths);
+const store = openStore(config, paths, embedder.dims);
+const modes = { hybrid: config.retrieval.hybrid.alpha, bm25: 0, dense: 1 } as const;
+type Mode = keyof typeof modes;
+const rows: { id: string; lang: string; kind: string; mode: Mode; recall: number }[] = [];
+
+const started = Date.now();
+const vectors = await embedder.embedQueries(records.map((r) => r.question));
+for (const [i, r] of records.entries()) {
+  for (const [mode, alpha] of Object.entries(modes) as [Mode, number][]) {
+    // A deep chunk ranking, so that k distinct files can be read off it.
+    const hits = await searchCollection(store, vectors[i], 'code', r.question, 100, { alpha, candidates: 200 });
+    rows.push({ id: r.id, lang: r.lang, kind: r.kind, mode, recall: recallAtK(hits.map((h) => h.chunk.citation.path), r.gold_files_at_tag, k) });
+  }
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const groups = new Map<string, number[]>();
+for (const row of rows) {
+  for (const key of [`${row.mode}|${row.lang}|all`, `${row.mode}|${row.lang}|${row.kind}`]) {
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(row.recall);
+  }
+}
+if (args.includes('--json')) {
+  console.log(JSON.stringify({ instance, k, model: embedder.id, rows }, null, 2));
+} else {
+  console.log(`file recall@${k}, code collection, ${records.length} questions, model ${embedder.id} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`${'mode'.padEnd(8)} ${'kind'.padEnd(11)} ${'en'.padStart(14)} ${'es'.padStart(14)}  es-en`);
+  for (const mode of Object.keys(modes) as Mode[]) {
+    for (const kind of ['all', 'issue-text', 'issue-ref']) {
+      const en = groups.get(`${mode}|en|${kind}`) ?? [];
+      const es = groups.get(`${mode}|es|${kind}`) ?? [];
+      const f = (xs: number[]) => `${(100 * mean(xs)).toFixed(1).padStart(5)} (n=${xs.length})`.padStart(14);
+      console.log(`${mode.padEnd(8)} ${kind.padEnd(11)} ${f(en)} ${f(es)}  ${(100 * (mean(es) - mean(en))).toFixed(1).padStart(5)}`);
+    }
+  }
+}
+await store.close();
+await embedder.close();
+process.exit(0);

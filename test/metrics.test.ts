@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { distinct, recallAtK } from '../eval/metrics/recallAtK.ts';
+import { convexCombination, minMax } from '../pipeline/retrieval/hybrid.ts';
+import type { Chunk, ScoredChunk } from '../pipeline/types.ts';
+
+describe('recallAtK', () => {
+  it.each([
+    [['a', 'b', 'c'], ['a'], 1, 1],
+    [['b', 'a', 'c'], ['a'], 1, 0],
+    [['b', 'a', 'c'], ['a', 'c'], 2, 1 / 2],
+    [['b', 'b', 'b', 'a'], ['a'], 2, 1], // duplicates collapse: files, not chunks
+    [['x', 'y'], ['a', 'b'], 10, 0],
+    [['a', 'b'], ['a', 'b', 'c', 'd'], 10, 2 / 4],
+  ])('%j vs gold %j at %i = %d', (ranked, gold, k, expected) => {
+    expect(recallAtK(ranked, gold, k)).toBeCloseTo(expected, 12);
+  });
+  it('refuses an empty gold set', () => {
+    expect(() => recallAtK(['a'], [], 1)).toThrow();
+  });
+  it('distinct keeps first occurrences in order', () => {
+    expect(distinct(['b', 'a', 'b', 'c', 'a'])).toEqual(['b', 'a', 'c']);
+  });
+});
+
+const chunk = (id: string): Chunk => ({
+  id,
+  collection: 'code',
+  text: id,
+  title: id,
+  citation: { path: `${id}.py`, startLine: 1, endLine: 1 },
+  tokens: 3,
+});
+const scored = (pairs: [string, number][]): ScoredChunk[] => pairs.map(([id, score]) => ({ chunk: chunk(id), score }));
+
+describe('hybrid scoring', () => {
+  it.each([
+    [[], []],
+    [[5], [1]],
+    [[2, 2], [1, 1]],
+    [[10, 5, 0], [1, 0.5, 0]],
+    [[0.88, 0.83, 0.78], [1, (0.83 - 0.78) / (0.88 - 0.78), 0]],
+  ])('minMax(%j) = %j', (scores, expected) => {
+    minMax(scores).forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 12));
+  });
+
+  it('combines normalised scores convexly and keeps the components', () => {
+    const bm25 = scored([['a', 12], ['b', 6], ['c', 0]]);
+    const dense = scored([['b', 0.9], ['d', 0.8]]);
+    const hits = convexCombination(bm25, dense, 0.25);
+    const byId = Object.fromEntries(hits.map((h) => [h.chunk.id, h]));
+    expect(byId.a!.score).toBeCloseTo(0.75 * 1 + 0.25 * 0, 12);
+    expect(byId.b!.score).toBeCloseTo(0.75 * 0.5 + 0.25 * 1, 12);
+    expect(byId.d!.score).toBeCloseTo(0.75 * 0 + 0.25 * 0, 12);
+    expect(byId.b!.bm25).toBe(6);
+    expect(byId.b!.dense).toBe(0.9);
+    expect(byId.a!.dense).toBeNull();
+    expect(hits.map((h) => h.chunk.id)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('alpha 0 ranks by BM25 alone and alpha 1 by dense alone', () => {
+    const bm25 = scored([['a', 3], ['b', 2]]);
+    const dense = scored([['b', 0.9], ['a', 0.1]]);
+    expect(convexCombination(bm25, dense, 0).map((h) => h.chunk.id)).toEqual(['a', 'b']);
+    expect(convexCombination(bm25, dense, 1).map((h) => h.chunk.id)).toEqual(['b', 'a']);
+  });
+});

@@ -1,0 +1,242 @@
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite.ts';
+import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
+import { root } from './support/paths.ts';
+
+const tempDirs: string[] = [];
+function tempFile(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cita-sqlite-'));
+  tempDirs.push(dir);
+  return path.join(dir, 'index.sqlite');
+}
+afterEach(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+storeContract('sqlite', async ({ dims }) => SqliteStore.open(tempFile(), { dims }));
+
+/** A plain connection to the file, as another process would have it (vec0 loaded to read its tables). */
+function rawConnection(file: string): Database.Database {
+  const db = new Database(file);
+  sqliteVec.load(db);
+  return db;
+}
+
+function integrity(file: string): string[] {
+  const db = rawConnection(file);
+  try {
+    return (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
+  } finally {
+    db.close();
+  }
+}
+
+const initial = () => [
+  makeChunk('keep-doc', 'docs', 'Configure the cache directory with cache_dir.'),
+  makeChunk('keep-code', 'code', 'def cache_dir(config): ...', { symbols: ['Cache.cache_dir'] }),
+  makeChunk('keep-issue', 'issues', 'cache_dir ignored on Windows', { citation: { path: '#12', startLine: 1, endLine: 3, issue: 12 } }),
+];
+
+describe('SqliteStore (file)', () => {
+  it('uses WAL and records its schema version', async () => {
+    const file = tempFile();
+    const store = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await store.close();
+    const db = rawConnection(file);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('keeps its data across close and reopen', async () => {
+    const file = tempFile();
+    const chunks = initial();
+    const first = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await first.apply({ upsert: chunks, delete: [], meta: { model: 'test' } });
+    await first.close();
+
+    const store = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    expect(await store.count()).toBe(3);
+    const { vector: keepCodeVector, ...keepCode } = chunks[1]!;
+    expect(await store.get(['keep-code'])).toEqual([keepCode]);
+    expect((await store.bm25('docs', 'cache', 5)).map((h) => h.chunk.id)).toEqual(['keep-doc']);
+    expect((await store.knn('code', keepCodeVector, 1))[0]?.chunk.id).toBe('keep-code');
+    expect((await store.lookupSymbol('cache_dir')).map((c) => c.id)).toEqual(['keep-code']);
+    expect((await store.lookupIssue(12)).map((c) => c.id)).toEqual(['keep-issue']);
+    expect(await store.meta()).toEqual({ model: 'test' });
+    await store.close();
+  });
+
+  it('refuses to open an index built with other vector dimensions', async () => {
+    const file = tempFile();
+    await SqliteStore.open(file, { dims: 8 }).close();
+    expect(() => SqliteStore.open(file, { dims: 16, instance: 'pytest' })).toThrow(
+      /holds 8-dimension vectors but 16 were asked for; re-index with `cita index pytest --rebuild`/,
+    );
+  });
+
+  it('refuses a file written by a newer schema, saying how to rebuild', async () => {
+    const file = tempFile();
+    await SqliteStore.open(file, { dims: CONTRACT_DIMS }).close();
+    const db = rawConnection(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 98}`);
+    db.close();
+    expect(() => SqliteStore.open(file, { dims: CONTRACT_DIMS, instance: 'pytest' })).toThrow(
+      new RegExp(
+        `index schema version ${SCHEMA_VERSION + 98} is newer than this cita .*; re-index with \`cita index pytest --rebuild\``,
+      ),
+    );
+  });
+
+  it('refuses an SQLite file that is not a cita index, and a file that is not SQLite', () => {
+    const foreign = tempFile();
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE users (name TEXT)');
+    db.close();
+    expect(() => SqliteStore.open(foreign, { dims: CONTRACT_DIMS })).toThrow(/not a cita index/);
+
+    const text = tempFile();
+    writeFileSync(text, 'this is a text file, not a database\n'.repeat(100));
+    expect(() => SqliteStore.open(text, { dims: CONTRACT_DIMS })).toThrow(/not an SQLite database.*--rebuild/);
+  });
+
+  it('a reader in a transaction keeps its snapshot while a writer applies', async () => {
+    const file = tempFile();
+    const store = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await store.upsert(initial());
+    const reader = rawConnection(file);
+    const count = reader.prepare('SELECT count(*) AS n FROM chunks');
+    reader.exec('BEGIN');
+    expect(count.get()).toEqual({ n: 3 });
+    await store.apply({ upsert: [makeChunk('new', 'docs', 'new', { vector: randomVector('new') })], delete: ['keep-doc'] });
+    expect(count.get()).toEqual({ n: 3 });
+    reader.exec('COMMIT');
+    expect(count.get()).toEqual({ n: 3 });
+    expect(reader.prepare(`SELECT id FROM chunks ORDER BY id`).all()).toEqual([{ id: 'keep-code' }, { id: 'keep-issue' }, { id: 'new' }]);
+    reader.close();
+    await store.close();
+  });
+});
+
+describe('SqliteStore with a writer in another process', () => {
+  const DIMS = 384;
+  const CHILD = path.join(root, 'test/support/sqlite-apply-child.ts');
+  const BIG = 6000;
+
+  interface Writer {
+    child: ChildProcess;
+    output: () => string;
+    exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  }
+
+  function startWriter(file: string, count: number, run: string): Writer {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, String(DIMS), String(count), run], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    return { child, output: () => out, exited };
+  }
+
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const walSize = (file: string) => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+
+  /**
+   * Waits until the child said `applying` and its transaction has written 2 MB to the WAL (pages the
+   * cache could not hold): from then on it is mid-transaction. Returns false if it finished first.
+   */
+  async function waitUntilMidTransaction(writer: Writer, file: string): Promise<boolean> {
+    while (!writer.output().includes('applying')) {
+      if (writer.child.exitCode !== null) throw new Error(`writer exited early: ${writer.output()}`);
+      await sleep(5);
+    }
+    const start = walSize(file);
+    while (walSize(file) < start + 2_000_000) {
+      if (writer.output().includes('applied') || writer.child.exitCode !== null) return false;
+      await sleep(2);
+    }
+    return !writer.output().includes('applied');
+  }
+
+  async function seed(file: string): Promise<void> {
+    const store = SqliteStore.open(file, { dims: DIMS });
+    await store.apply({
+      upsert: initial().map((c) => ({ ...c, vector: randomVector(c.id, DIMS) })),
+      delete: [],
+      meta: { run: 'seed' },
+    });
+    await store.close();
+  }
+
+  it('a reader sees the old state until the writer commits, then the new one, never a mix', async () => {
+    const file = tempFile();
+    await seed(file);
+    const reader = SqliteStore.open(file, { dims: DIMS });
+    const writer = startWriter(file, BIG, 'bulk');
+    try {
+      expect(await waitUntilMidTransaction(writer, file)).toBe(true);
+      const seen = new Set<string>();
+      let midTransaction = 0;
+      while (writer.child.exitCode === null) {
+        const state = `${await reader.count()}/${(await reader.bm25('docs', 'bulkmarker', 5)).length}/${(await reader.meta()).run}`;
+        seen.add(state);
+        if (!writer.output().includes('applied')) midTransaction++;
+        await sleep(10);
+      }
+      const { code } = await writer.exited;
+      expect(code, writer.output()).toBe(0);
+      seen.add(`${await reader.count()}/${(await reader.bm25('docs', 'bulkmarker', 5)).length}/${(await reader.meta()).run}`);
+      expect(midTransaction).toBeGreaterThan(0);
+      expect([...seen].every((s) => s === '3/0/seed' || s === `${BIG + 3}/5/bulk`), [...seen].join(' ')).toBe(true);
+      expect(seen.has(`${BIG + 3}/5/bulk`)).toBe(true);
+      expect(await reader.count()).toBe(BIG + 3);
+    } finally {
+      writer.child.kill('SIGKILL');
+      await reader.close();
+    }
+  });
+
+  it('SIGKILL in the middle of a large apply leaves the previous index whole and usable', async () => {
+    const file = tempFile();
+    await seed(file);
+    const writer = startWriter(file, BIG, 'doomed');
+    try {
+      expect(await waitUntilMidTransaction(writer, file)).toBe(true);
+      writer.child.kill('SIGKILL');
+      const { signal } = await writer.exited;
+      expect(signal).toBe('SIGKILL');
+      expect(writer.output()).not.toContain('applied');
+    } finally {
+      writer.child.kill('SIGKILL');
+    }
+    expect(walSize(file)).toBeGreaterThan(2_000_000);
+
+    expect(integrity(file)).toEqual(['ok']);
+    const store = SqliteStore.open(file, { dims: DIMS });
+    expect(await store.count()).toBe(3);
+    expect([...(await store.ids())].sort()).toEqual(['keep-code', 'keep-doc', 'keep-issue']);
+    expect(await store.bm25('docs', 'doomedmarker', 5)).toEqual([]);
+    expect((await store.bm25('docs', 'cache directory', 5)).map((h) => h.chunk.id)).toEqual(['keep-doc']);
+    expect((await store.knn('code', randomVector('keep-code', DIMS), 1))[0]?.chunk.id).toBe('keep-code');
+    expect(await store.lookupSymbol('doomed_function_1')).toEqual([]);
+    expect((await store.lookupSymbol('cache_dir')).map((c) => c.id)).toEqual(['keep-code']);
+    expect(await store.meta()).toEqual({ run: 'seed' });
+
+    // And the next run can write to it.
+    await store.apply({ upsert: [makeChunk('after', 'docs', 'after the crash', { vector: randomVector('after', DIMS) })], delete: [] });
+    expect(await store.count()).toBe(4);
+    await store.close();
+    expect(integrity(file)).toEqual(['ok']);
+  });
+});

@@ -1,0 +1,488 @@
+/**
+ * The contract every Store implementation passes: one suite, run by each implementation's test file
+ * (`storeContract('sqlite', …)` in sqlite-store.test.ts; Elasticsearch later).
+ *
+ * Hand-made chunks with small seeded vectors; knn is checked against cosine computed here.
+ * Assertions are about behaviour a caller relies on, not about one engine's scores.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../pipeline/store/store.ts';
+import type { Chunk, Citation, Collection, StoredChunk } from '../pipeline/types.ts';
+
+export const CONTRACT_DIMS = 8;
+
+export type MakeStore = (options: { dims: number }) => Promise<Store>;
+/** Called after each test, once the store is closed: remove files, indexes, … */
+export type CleanupStore = (store: Store) => Promise<void> | void;
+
+/** mulberry32, seeded from a string: the same id always gets the same vector. */
+function seeded(seed: string): () => number {
+  let a = 0;
+  for (const ch of seed) a = (Math.imul(a, 31) + ch.charCodeAt(0)) >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function randomVector(seed: string, dims = CONTRACT_DIMS): Float32Array {
+  const next = seeded(seed);
+  return Float32Array.from({ length: dims }, () => next() * 2 - 1);
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+interface ChunkSpec {
+  citation?: Partial<Citation>;
+  title?: string;
+  symbols?: string[];
+  tokens?: number;
+  vector?: Float32Array;
+}
+
+export function makeChunk(id: string, collection: Collection, text: string, spec: ChunkSpec = {}): StoredChunk {
+  const chunk: StoredChunk = {
+    id,
+    collection,
+    text,
+    // Not derived from the id: ids like `code-parse-config` would add the very words searched for.
+    title: spec.title ?? 'Untitled',
+    citation: { path: `${collection}/${id}.txt`, startLine: 1, endLine: 10, ...spec.citation },
+    tokens: spec.tokens ?? 12,
+    vector: spec.vector ?? randomVector(id),
+  };
+  if (spec.symbols) chunk.symbols = spec.symbols;
+  return chunk;
+}
+
+/** What `get` returns for a stored chunk: everything but the vector. */
+function asChunk(stored: StoredChunk): Chunk {
+  const { vector: _vector, ...chunk } = stored;
+  return chunk;
+}
+
+const ids = (hits: { chunk: Chunk }[]) => hits.map((h) => h.chunk.id);
+
+/**
+ * A small repository: filler chunks in every collection keep term statistics meaningful (a term in
+ * more than half of a tiny collection has no weight in bm25).
+ */
+function corpus(): StoredChunk[] {
+  const fillerWords = ['install', 'release', 'changelog', 'license', 'contributors', 'tutorial', 'overview', 'roadmap'];
+  const filler = (['docs', 'code', 'issues'] as const).flatMap((collection) =>
+    fillerWords.map((w, i) => makeChunk(`${collection}-filler-${i}`, collection, `The ${w} page of the project, number ${i}.`)),
+  );
+  return [
+    ...filler,
+    makeChunk('code-parse-config', 'code', 'def parse_config(path):\n    return yaml.safe_load(open(path))', {
+      citation: { path: 'src/config.py', startLine: 10, endLine: 11, symbol: 'parse_config' },
+      title: 'src/config.py:parse_config',
+      symbols: ['parse_config'],
+    }),
+    makeChunk('code-load-config', 'code', 'export function loadConfig(file: string) {\n  return read(file);\n}', {
+      citation: { path: 'src/load.ts', startLine: 3, endLine: 5, symbol: 'loadConfig' },
+      title: 'src/load.ts:loadConfig',
+      symbols: ['loadConfig'],
+    }),
+    makeChunk('code-http-server', 'code', 'class HTTPServer:\n    def serve_forever(self):\n        pass', {
+      citation: { path: 'src/server.py', startLine: 1, endLine: 3, symbol: 'HTTPServer' },
+      symbols: ['HTTPServer', 'HTTPServer.serve_forever'],
+    }),
+    makeChunk('docs-sesion', 'docs', 'La configuracion de los marcadores se lee al iniciar la sesion de pruebas.', {
+      citation: { path: 'doc/es/marcadores.md', startLine: 4, endLine: 9, headings: ['Guía', 'Marcadores'] },
+      title: 'Guía > Marcadores',
+    }),
+    makeChunk('docs-paralelo', 'docs', 'Cómo ejecutar las pruebas en paralelo con varios procesos.', {
+      citation: { path: 'doc/es/paralelo.md', startLine: 1, endLine: 3, headings: ['Paralelo'] },
+    }),
+    makeChunk('docs-skipping', 'docs', 'How to skip tests: use the skip marker with a reason.', {
+      citation: { path: 'doc/en/how-to/skipping.rst', startLine: 20, endLine: 31, headings: ['How-to', 'Skipping tests'] },
+      title: 'How-to > Skipping tests',
+    }),
+    makeChunk('issues-skip', 'issues', 'The skip marker ignores the reason when the test is parametrized.', {
+      citation: { path: '#5103', startLine: 1, endLine: 4, issue: 5103, url: 'https://github.com/pytest-dev/pytest/issues/5103' },
+    }),
+  ];
+}
+
+export function storeContract(name: string, makeStore: MakeStore, cleanup?: CleanupStore): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore({ dims: CONTRACT_DIMS });
+    });
+    afterEach(async () => {
+      await store.close();
+      await cleanup?.(store);
+    });
+
+    describe('upsert and get', () => {
+      it('returns every field but the vector, in the order asked, skipping unknown ids', async () => {
+        const doc = makeChunk('d1', 'docs', 'Skipping tests', {
+          citation: { path: 'doc/en/skipping.rst', startLine: 5, endLine: 40, headings: ['How-to', 'Skipping tests'] },
+          title: 'How-to > Skipping tests',
+          tokens: 321,
+        });
+        const code = makeChunk('c1', 'code', 'class Session:\n    def run(self): ...', {
+          citation: { path: 'src/_pytest/main.py', startLine: 100, endLine: 160, symbol: 'Session' },
+          symbols: ['Session', 'Session.run'],
+          tokens: 77,
+        });
+        const comment = makeChunk('i1', 'issues', 'Same here on Windows.', {
+          citation: { path: '#42', startLine: 12, endLine: 12, issue: 42, commentId: 9001, url: 'https://example.org/42#9001' },
+        });
+        await store.upsert([doc, code, comment]);
+        expect(await store.get(['i1', 'd1', 'missing', 'c1'])).toEqual([asChunk(comment), asChunk(doc), asChunk(code)]);
+        expect(await store.get([])).toEqual([]);
+        const [gotCode] = await store.get(['c1']);
+        expect(gotCode?.symbols).toEqual(['Session', 'Session.run']);
+        expect(gotCode?.tokens).toBe(77);
+        expect((await store.get(['d1']))[0]).not.toHaveProperty('symbols');
+      });
+
+      it('accepts empty change sets', async () => {
+        await store.upsert([]);
+        await store.delete([]);
+        await store.delete(['never-stored']);
+        await store.apply({ upsert: [], delete: [] });
+        expect(await store.count()).toBe(0);
+      });
+
+      it('rejects a vector of the wrong dimension, naming the chunk', async () => {
+        const bad = makeChunk('bad-dims', 'docs', 'text', { vector: new Float32Array(CONTRACT_DIMS + 1) });
+        await expect(store.upsert([bad])).rejects.toThrow(/bad-dims/);
+        expect(await store.count()).toBe(0);
+      });
+    });
+
+    describe('bm25', () => {
+      beforeEach(async () => {
+        await store.upsert(corpus());
+      });
+
+      it.each([
+        ['parse', 'code-parse-config'],
+        ['parse_config', 'code-parse-config'],
+        ['loadConfig', 'code-load-config'],
+        ['load', 'code-load-config'],
+        ['http server', 'code-http-server'],
+        ['HTTPServer', 'code-http-server'],
+        ['serve_forever', 'code-http-server'],
+      ])('finds code by identifier parts: %j → %s first', async (query, first) => {
+        const hits = await store.bm25('code', query, 5);
+        expect(hits[0]?.chunk.id).toBe(first);
+      });
+
+      it('finds `config` in chunks that only say parse_config and loadConfig', async () => {
+        const found = ids(await store.bm25('code', 'config', 10));
+        expect(found.sort()).toEqual(['code-load-config', 'code-parse-config']);
+      });
+
+      it('scores higher for better matches and returns at most k', async () => {
+        const hits = await store.bm25('code', 'parse config', 10);
+        expect(hits[0]?.chunk.id).toBe('code-parse-config');
+        for (const [i, hit] of hits.entries()) {
+          expect(Number.isFinite(hit.score)).toBe(true);
+          if (i > 0) expect(hit.score).toBeLessThanOrEqual(hits[i - 1]!.score);
+        }
+        expect(await store.bm25('docs', 'the page of the project', 3)).toHaveLength(3);
+      });
+
+      it('searches only the collection asked', async () => {
+        const docs = await store.bm25('docs', 'skip marker reason', 10);
+        const issues = await store.bm25('issues', 'skip marker reason', 10);
+        expect(ids(docs)).toContain('docs-skipping');
+        expect(docs.every((h) => h.chunk.collection === 'docs')).toBe(true);
+        expect(ids(issues)).toEqual(['issues-skip']);
+        expect(await store.bm25('code', 'skip marker reason', 10)).toEqual([]);
+      });
+
+      it.each([
+        ['¿Dónde se lee la configuración de la sesión?', 'docs-sesion'],
+        ['CONFIGURACIÓN', 'docs-sesion'],
+        ['como ejecutar en paralelo', 'docs-paralelo'],
+      ])('matches across Spanish accents: %j → %s', async (query, first) => {
+        const hits = await store.bm25('docs', query, 5);
+        expect(hits[0]?.chunk.id).toBe(first);
+      });
+
+      it('finds an issue by its number as written in a question', async () => {
+        await store.upsert([makeChunk('issue-ref', 'issues', 'Regression from #8123 in the collection phase.')]);
+        expect(ids(await store.bm25('issues', 'what broke in #8123?', 5))).toEqual(['issue-ref']);
+      });
+
+      it.each([
+        '"',
+        '"unbalanced quote',
+        '((( parse',
+        'parse AND OR NOT',
+        'NEAR(parse config, 2)',
+        'title:parse',
+        '{text}: config',
+        'config*',
+        '^parse -config +load',
+        "'; DROP TABLE chunks; --",
+        '¿¡?!',
+        '#5103',
+        '🎉 parse 🎉',
+        '',
+        '   ',
+      ])('does not throw on %j', async (query) => {
+        const hits = await store.bm25('code', query, 5);
+        expect(Array.isArray(hits)).toBe(true);
+      });
+
+      it('returns nothing for a query without searchable words', async () => {
+        expect(await store.bm25('code', '?!¿ -- ()', 5)).toEqual([]);
+      });
+    });
+
+    describe('knn', () => {
+      const collections: Collection[] = ['docs', 'code'];
+      const chunks = Array.from({ length: 40 }, (_, i) =>
+        makeChunk(`v${i}`, collections[i % 2]!, `vector chunk ${i}`, { vector: randomVector(`vec-${i}`) }),
+      );
+      const reference = (collection: Collection, query: Float32Array, k: number) =>
+        chunks
+          .filter((c) => c.collection === collection)
+          .map((c) => ({ id: c.id, score: cosine(c.vector, query) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, k);
+
+      beforeEach(async () => {
+        await store.upsert(chunks);
+      });
+
+      it.each([
+        ['docs', 'q1', 5],
+        ['code', 'q2', 5],
+        ['docs', 'q3', 20],
+        ['code', 'q4', 1],
+      ] as const)('matches a naive cosine ranking (%s, %s, k=%i)', async (collection, seed, k) => {
+        const query = randomVector(seed);
+        const hits = await store.knn(collection, query, k);
+        const expected = reference(collection, query, k);
+        expect(ids(hits)).toEqual(expected.map((e) => e.id));
+        for (const [i, hit] of hits.entries()) expect(hit.score).toBeCloseTo(expected[i]!.score, 5);
+      });
+
+      it('scores a stored vector 1 against itself, regardless of its length', async () => {
+        const target = chunks[6]!;
+        const scaled = target.vector.map((x) => x * 3.5);
+        const [hit] = await store.knn(target.collection, scaled, 1);
+        expect(hit?.chunk.id).toBe(target.id);
+        expect(hit?.score).toBeCloseTo(1, 5);
+      });
+
+      it('searches only the collection asked', async () => {
+        const docs = await store.knn('docs', randomVector('q5'), 100);
+        expect(docs).toHaveLength(20);
+        expect(docs.every((h) => h.chunk.collection === 'docs')).toBe(true);
+        expect(await store.knn('issues', randomVector('q5'), 5)).toEqual([]);
+      });
+
+      it('rejects a query vector of the wrong dimension', async () => {
+        await expect(store.knn('docs', new Float32Array(CONTRACT_DIMS - 1), 3)).rejects.toThrow(/dimension/i);
+      });
+    });
+
+    describe('lookups', () => {
+      it('lookupIssue returns the body, then each comment by id, each in order of lines', async () => {
+        // As the issue chunker cites them: lines count within the body or the comment.
+        const issue = (id: string, startLine: number, commentId?: number) =>
+          makeChunk(id, 'issues', `Part ${id}`, {
+            citation: { path: '#5103', startLine, endLine: startLine + 3, issue: 5103, ...(commentId ? { commentId } : {}) },
+          });
+        const body1 = issue('i-body-1', 1);
+        const body2 = issue('i-body-2', 30);
+        const first = issue('i-c700', 1, 700);
+        const second1 = issue('i-c701-1', 1, 701);
+        const second2 = issue('i-c701-2', 12, 701);
+        const other = makeChunk('i-other', 'issues', 'Another issue', { citation: { path: '#42', startLine: 1, endLine: 2, issue: 42 } });
+        await store.upsert([second2, other, body2, first, second1, body1]);
+        expect((await store.lookupIssue(5103)).map((c) => c.id)).toEqual(['i-body-1', 'i-body-2', 'i-c700', 'i-c701-1', 'i-c701-2']);
+        expect((await store.lookupIssue(42)).map((c) => c.id)).toEqual(['i-other']);
+        expect(await store.lookupIssue(999)).toEqual([]);
+      });
+
+      describe('lookupSymbol', () => {
+        beforeEach(async () => {
+          await store.upsert([
+            makeChunk('s-fn', 'code', 'def load(): ...', { symbols: ['load'] }),
+            makeChunk('s-config', 'code', 'class Config: def load(self): ...', { symbols: ['Config', 'Config.load'] }),
+            makeChunk('s-loader', 'code', 'class Loader: def load(self): ...', { symbols: ['Loader.load'] }),
+            // Named only by its citation: the chunk is the symbol.
+            makeChunk('s-inner', 'code', 'def load(self): ...', { citation: { symbol: 'Outer.Inner.load' } }),
+            makeChunk('s-other', 'code', 'def unload(): ...', { symbols: ['unload', 'Loader.reload'] }),
+          ]);
+        });
+
+        it('finds the exact name first, then qualified names ending in it', async () => {
+          const found = (await store.lookupSymbol('load')).map((c) => c.id);
+          expect(found[0]).toBe('s-fn');
+          expect(found.slice(1).sort()).toEqual(['s-config', 's-inner', 's-loader']);
+        });
+
+        it.each([
+          ['Config.load', ['s-config']],
+          ['Inner.load', ['s-inner']],
+          ['Outer.Inner.load', ['s-inner']],
+          ['Config', ['s-config']],
+          ['Loader.reload', ['s-other']],
+          ['reload', ['s-other']],
+          ['Load', []],
+          ['oad', []],
+          ['ig.load', []],
+          ['missing', []],
+        ])('%j → %j', async (name, expected) => {
+          expect((await store.lookupSymbol(name)).map((c) => c.id).sort()).toEqual(expected);
+        });
+      });
+    });
+
+    describe('delete and replace', () => {
+      beforeEach(async () => {
+        await store.upsert(corpus());
+      });
+
+      it('delete removes a chunk from get, bm25, knn, lookups, ids and count', async () => {
+        const [target] = corpus().filter((c) => c.id === 'code-parse-config');
+        const issue = corpus().find((c) => c.id === 'issues-skip')!;
+        const before = await store.count();
+        await store.delete(['code-parse-config', 'issues-skip']);
+        expect(await store.get(['code-parse-config', 'issues-skip'])).toEqual([]);
+        expect(ids(await store.bm25('code', 'parse_config', 10))).not.toContain('code-parse-config');
+        expect(ids(await store.knn('code', target!.vector, 50))).not.toContain('code-parse-config');
+        expect(ids(await store.knn('issues', issue.vector, 50))).not.toContain('issues-skip');
+        expect(await store.lookupSymbol('parse_config')).toEqual([]);
+        expect(await store.lookupIssue(5103)).toEqual([]);
+        expect(await store.ids('code')).not.toContain('code-parse-config');
+        expect(await store.count()).toBe(before - 2);
+      });
+
+      it('upserting an existing id replaces it everywhere', async () => {
+        const before = await store.count();
+        const newVector = randomVector('replacement');
+        const replaced = makeChunk('code-parse-config', 'code', 'def read_settings(): ...', {
+          symbols: ['read_settings'],
+          vector: newVector,
+          citation: { path: 'src/settings.py', startLine: 1, endLine: 1 },
+        });
+        await store.upsert([replaced]);
+        expect(await store.count()).toBe(before);
+        expect(await store.get(['code-parse-config'])).toEqual([asChunk(replaced)]);
+        expect(ids(await store.bm25('code', 'parse_config', 10))).not.toContain('code-parse-config');
+        expect(ids(await store.bm25('code', 'read_settings', 10))[0]).toBe('code-parse-config');
+        expect(await store.lookupSymbol('parse_config')).toEqual([]);
+        expect((await store.lookupSymbol('read_settings')).map((c) => c.id)).toEqual(['code-parse-config']);
+        const [nearest] = await store.knn('code', newVector, 1);
+        expect(nearest?.chunk.id).toBe('code-parse-config');
+        expect(nearest?.score).toBeCloseTo(1, 5);
+      });
+
+      it('upserting an existing id into another collection moves it', async () => {
+        const moved = makeChunk('issues-skip', 'docs', 'The skip marker, now documented.', { citation: { path: 'doc/skip.md', startLine: 1, endLine: 1 } });
+        await store.upsert([moved]);
+        expect(ids(await store.bm25('issues', 'skip marker', 10))).toEqual([]);
+        expect(ids(await store.bm25('docs', 'skip marker documented', 10))[0]).toBe('issues-skip');
+        expect(ids(await store.knn('issues', moved.vector, 50))).not.toContain('issues-skip');
+        expect(ids(await store.knn('docs', moved.vector, 1))).toEqual(['issues-skip']);
+        expect(await store.lookupIssue(5103)).toEqual([]);
+      });
+
+      it('the last of two upserts of one id in a change set wins', async () => {
+        const a = makeChunk('dup', 'docs', 'first version');
+        const b = makeChunk('dup', 'docs', 'second version');
+        await store.upsert([a, b]);
+        expect((await store.get(['dup']))[0]?.text).toBe('second version');
+        expect(await store.ids('docs')).toContain('dup');
+      });
+
+      it('an id both deleted and upserted in one change set ends up present (deletes apply first)', async () => {
+        const fresh = makeChunk('docs-skipping', 'docs', 'Skipping, rewritten.');
+        await store.apply({ delete: ['docs-skipping'], upsert: [fresh] });
+        expect((await store.get(['docs-skipping']))[0]?.text).toBe('Skipping, rewritten.');
+      });
+    });
+
+    describe('counts, ids and meta', () => {
+      it('count and ids per collection and overall', async () => {
+        const all = corpus();
+        await store.upsert(all);
+        const byCollection = (c: Collection) => all.filter((x) => x.collection === c).map((x) => x.id).sort();
+        expect(await store.count()).toBe(all.length);
+        for (const c of ['docs', 'code', 'issues'] as const) {
+          expect(await store.count(c)).toBe(byCollection(c).length);
+          expect([...(await store.ids(c))].sort()).toEqual(byCollection(c));
+        }
+        expect([...(await store.ids())].sort()).toEqual(all.map((x) => x.id).sort());
+      });
+
+      it('meta is empty at first and merged by each apply', async () => {
+        expect(await store.meta()).toEqual({});
+        await store.apply({ upsert: [], delete: [], meta: { model: 'e5-small', dims: '8' } });
+        await store.upsert([makeChunk('m1', 'docs', 'text')]);
+        expect(await store.meta()).toEqual({ model: 'e5-small', dims: '8' });
+        await store.apply({ upsert: [], delete: ['m1'], meta: { dims: '16', indexedAt: '2025-01-01T00:00:00Z' } });
+        expect(await store.meta()).toEqual({ model: 'e5-small', dims: '16', indexedAt: '2025-01-01T00:00:00Z' });
+      });
+    });
+
+    describe('apply is atomic', () => {
+      it('a change set that fails midway leaves no trace and the previous state intact', async () => {
+        const before = corpus();
+        await store.apply({ upsert: before, delete: [], meta: { run: '1' } });
+        const snapshot = {
+          count: await store.count(),
+          ids: [...(await store.ids())].sort(),
+          chunks: await store.get(before.map((c) => c.id)),
+          parse: ids(await store.bm25('code', 'parse', 5)),
+        };
+        const added = [
+          makeChunk('new-1', 'docs', 'zanzibar quokka first addition', { vector: randomVector('new-1') }),
+          makeChunk('new-2', 'code', 'def zanzibar_quokka(): ...', { symbols: ['zanzibar_quokka'] }),
+          makeChunk('code-parse-config', 'code', 'replaced text', { symbols: ['replaced_symbol'] }),
+          makeChunk('new-issue', 'issues', 'new issue', { citation: { path: '#777', startLine: 1, endLine: 1, issue: 777 } }),
+        ];
+        const bad = makeChunk('new-bad', 'docs', 'wrong dimension', { vector: new Float32Array(3) });
+        await expect(
+          store.apply({ upsert: [...added, bad], delete: ['docs-skipping', 'issues-skip'], meta: { run: '2' } }),
+        ).rejects.toThrow(/dimension/i);
+
+        expect(await store.count()).toBe(snapshot.count);
+        expect([...(await store.ids())].sort()).toEqual(snapshot.ids);
+        expect(await store.get(before.map((c) => c.id))).toEqual(snapshot.chunks);
+        expect(await store.get(['new-1', 'new-2', 'new-issue', 'new-bad'])).toEqual([]);
+        expect(await store.bm25('docs', 'zanzibar quokka', 5)).toEqual([]);
+        expect(await store.bm25('code', 'zanzibar', 5)).toEqual([]);
+        expect(ids(await store.bm25('code', 'parse', 5))).toEqual(snapshot.parse);
+        expect(ids(await store.knn('docs', randomVector('new-1'), 50))).not.toContain('new-1');
+        expect(await store.lookupSymbol('zanzibar_quokka')).toEqual([]);
+        expect(await store.lookupSymbol('replaced_symbol')).toEqual([]);
+        expect((await store.lookupSymbol('parse_config')).map((c) => c.id)).toEqual(['code-parse-config']);
+        expect(await store.lookupIssue(777)).toEqual([]);
+        expect((await store.lookupIssue(5103)).map((c) => c.id)).toEqual(['issues-skip']);
+        expect(await store.meta()).toEqual({ run: '1' });
+
+        // The same change set without the bad chunk goes through whole.
+        await store.apply({ upsert: added, delete: ['docs-skipping', 'issues-skip'], meta: { run: '2' } });
+        expect(await store.count()).toBe(snapshot.count + 3 - 2);
+        expect(ids(await store.bm25('docs', 'zanzibar quokka', 5))).toEqual(['new-1']);
+        expect(await store.meta()).toEqual({ run: '2' });
+      });
+    });
+  });
+}
