@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { CitaConfig } from './config/schema.ts';
 import { createEmbedder } from './embedding/create.ts';
 import { VectorCache } from './index/vectorCache.ts';
@@ -14,6 +15,8 @@ import type { Embedder } from './types.ts';
  */
 
 export interface InstancePaths {
+  /** The project root every relative config path is resolved against. */
+  root: string;
   checkout: string;
   store: string;
   /** Vectors already paid for, reused across runs (see VectorCache). */
@@ -21,10 +24,16 @@ export interface InstancePaths {
   models: string;
 }
 
+/** A config path: absolute as given, else relative to the project root. */
+export function resolveIn(root: string, p: string): string {
+  return path.isAbsolute(p) ? p : path.join(root, p);
+}
+
 export function resolvePaths(config: CitaConfig, root: string): InstancePaths {
-  const abs = (p: string) => (path.isAbsolute(p) ? p : path.join(root, p));
+  const abs = (p: string) => resolveIn(root, p);
   const store = abs(config.store.path.replaceAll('{instance}', config.name));
   return {
+    root,
     checkout: abs(config.repository.path),
     store,
     vectorCache: path.join(path.dirname(store), 'vectors.sqlite'),
@@ -52,14 +61,48 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
   return createEmbedder({
     provider: config.embedding.provider,
     modelsDir: paths.models,
-    localDir: config.embedding.localDir,
+    localDir: config.embedding.localDir && resolveIn(paths.root, config.embedding.localDir),
     batchSize: config.embedding.batchSize,
   });
 }
 
-export function openStore(config: CitaConfig, paths: InstancePaths, dims: number): Store {
-  fs.mkdirSync(path.dirname(paths.store), { recursive: true });
-  return SqliteStore.open(paths.store, { dims });
+export function openStore(config: CitaConfig, paths: InstancePaths, dims: number, file = paths.store): Store {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  return SqliteStore.open(file, { dims, instance: config.name });
+}
+
+/** Where `--rebuild` builds a fresh index before it replaces the old one. */
+export function rebuildFile(paths: InstancePaths): string {
+  return `${paths.store}.rebuild`;
+}
+
+const SIDE_FILES = ['-wal', '-shm'];
+
+/**
+ * Replaces the index with a completely built new one. The old file is left untouched until the new
+ * one is whole; a rename is atomic, so a crash leaves one or the other, never a mix. The new file was
+ * closed (WAL checkpointed) by the caller; the old one's side files go first so they are never
+ * applied to the new file.
+ */
+export function replaceIndex(paths: InstancePaths, rebuilt: string): void {
+  for (const side of SIDE_FILES) if (fs.existsSync(`${rebuilt}${side}`)) throw new Error(`${rebuilt} was not closed cleanly`);
+  if (fs.existsSync(paths.store)) {
+    // Fold the old WAL into its file, so dropping the side files loses nothing if we stop here.
+    try {
+      const db = new Database(paths.store);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    } catch {
+      // Not a readable database (the reason for many a rebuild): nothing in it to keep.
+    }
+    for (const side of SIDE_FILES) fs.rmSync(`${paths.store}${side}`, { force: true });
+  }
+  fs.renameSync(rebuilt, paths.store);
+}
+
+/** Removes a half-built rebuild left by an interrupted run. */
+export function discardRebuild(paths: InstancePaths): void {
+  for (const suffix of ['', ...SIDE_FILES]) fs.rmSync(`${rebuildFile(paths)}${suffix}`, { force: true });
 }
 
 export function openVectorCache(paths: InstancePaths): VectorCache {
@@ -69,4 +112,17 @@ export function openVectorCache(paths: InstancePaths): VectorCache {
 /** Whether an index exists for the instance (without creating one). */
 export function hasIndex(paths: InstancePaths): boolean {
   return fs.existsSync(paths.store);
+}
+
+/** The index's own metadata (model, dims, time), read without loading a model. */
+export async function readMeta(paths: InstancePaths): Promise<Record<string, string>> {
+  const db = new Database(paths.store, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  } catch {
+    return {};
+  } finally {
+    db.close();
+  }
 }

@@ -95,6 +95,22 @@ describe('cita index and search', () => {
     expect(code.results.code[0].chunk.citation.path).toBe('src/extra.py');
   });
 
+  it('rebuilds a damaged index from scratch, reusing cached vectors', () => {
+    const file = path.join(p.dir, '.cita/demo/index.sqlite');
+    fs.writeFileSync(file, 'this is not a database');
+    const broken = cita(p, ['search', 'demo', 'parse_config']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('--rebuild');
+    const r = cita(p, ['index', 'demo', '--rebuild', '--json']);
+    expect(r.code).toBe(0);
+    const s = summary(r.stdout);
+    expect(s.plan.added).toBe(s.chunks);
+    expect(s.plan.embedded).toBe(0);
+    expect(fs.existsSync(`${file}.rebuild`)).toBe(false);
+    const hit = JSON.parse(cita(p, ['search', 'demo', 'parse_config', '--source', 'code', '--json']).stdout).results.code[0];
+    expect(hit.chunk.citation.symbol).toBe('parse_config');
+  });
+
   it('plans without writing on --dry-run', () => {
     p.write('src/dry.py', 'def dry_run_only():\n    pass\n');
     const dry = summary(cita(p, ['index', 'demo', '--dry-run', '--json']).stdout);

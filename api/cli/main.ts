@@ -5,7 +5,20 @@ import { ConfigError, findRoot, loadConfig } from '../../pipeline/config/load.ts
 import { proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { provisionModel } from '../../pipeline/embedding/provision.ts';
 import { runIndex, type IndexSummary } from '../../pipeline/index/indexer.ts';
-import { hasIndex, openEmbedder, openStore, openVectorCache, resolvePaths, scanSources } from '../../pipeline/instance.ts';
+import { gatherIssueChunks } from '../../pipeline/index/issueChunks.ts';
+import {
+  discardRebuild,
+  hasIndex,
+  readMeta,
+  resolveIn,
+  openEmbedder,
+  openStore,
+  openVectorCache,
+  rebuildFile,
+  replaceIndex,
+  resolvePaths,
+  scanSources,
+} from '../../pipeline/instance.ts';
 import { embedQuery, searchCollection } from '../../pipeline/retrieval/search.ts';
 import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
 import { progressReporter } from './progress.ts';
@@ -39,7 +52,7 @@ function printSummary(s: IndexSummary): void {
   out.write(`  files: ${s.files} indexed, ${s.skippedFiles.length} skipped, ${s.unmatchedFiles} not in any source\n`);
   for (const c of COLLECTIONS) {
     const cs = s.collections[c];
-    if (cs) out.write(`  ${c.padEnd(6)} ${String(cs.files).padStart(5)} files ${String(cs.chunks).padStart(6)} chunks, largest ${cs.largestTokens} tokens (${cs.largestChunk})\n`);
+    if (cs) out.write(`  ${c.padEnd(6)} ${String(cs.files).padStart(5)} ${c === 'issues' ? 'issues' : 'files '} ${String(cs.chunks).padStart(6)} chunks, largest ${cs.largestTokens} tokens (${cs.largestChunk})\n`);
   }
   out.write(`  chunks: ${s.chunks}; truncated: ${s.truncated}; largest: ${s.largestTokens} of ${s.window} tokens\n`);
   const skipped = Object.entries(s.skipped)
@@ -109,31 +122,48 @@ export function buildCli(): Command {
     .argument('<instance>', 'instance name (config/instances/<name>.yaml) or a config file')
     .option('--dry-run', 'scan, chunk and plan, but embed and write nothing')
     .option('--json', 'print the summary as JSON')
+    .option('--rebuild', 'build a new index from scratch (reusing cached vectors), then replace the old one')
     .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
-    .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; set: string[] }) => {
-      const { config, paths } = load(instance, opts.set);
+    .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; rebuild?: boolean; set: string[] }) => {
+      const { config, paths, root } = load(instance, opts.set);
       const scan = scanSources(config, paths);
-      if (scan.documents.length === 0) {
+      if (scan.documents.length === 0 && !config.sources.issues) {
         throw new UserError(
           `no files to index in ${paths.checkout}: ${scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
         );
       }
       const embedder = await openEmbedder(config, paths);
-      const store = openStore(config, paths, embedder.dims);
+      const rebuild = opts.rebuild && !opts.dryRun;
+      if (rebuild) discardRebuild(paths);
+      const store = openStore(config, paths, embedder.dims, rebuild ? rebuildFile(paths) : paths.store);
       const cache = openVectorCache(paths);
       const bar = opts.json ? undefined : progressReporter();
+      let complete = false;
       try {
+        const chunking = { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow };
+        const issues = await gatherIssueChunks({
+          config,
+          resolve: (p) => resolveIn(root, p),
+          store,
+          counter: embedder,
+          chunking,
+          log: (m) => process.stderr.write(`${m}\n`),
+        });
         const summary = await runIndex({
+          extraChunks: issues?.chunks,
+          extraMeta: issues?.meta,
+          extraWarnings: issues?.warnings,
           instance: config.name,
           scan,
           embedder,
           store,
           cache,
-          chunking: { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow },
+          chunking,
           batchSize: config.embedding.batchSize,
           dryRun: opts.dryRun,
           onProgress: bar?.update,
         });
+        complete = true;
         bar?.stop();
         if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
         else printSummary(summary);
@@ -143,6 +173,8 @@ export function buildCli(): Command {
         cache.close();
         await store.close();
         await embedder.close();
+        if (rebuild && complete) replaceIndex(paths, rebuildFile(paths));
+        else if (rebuild) discardRebuild(paths);
       }
     });
 
@@ -193,6 +225,32 @@ export function buildCli(): Command {
       } finally {
         await store.close();
         await embedder.close();
+      }
+    });
+
+  program
+    .command('issue')
+    .description('print what is indexed for an issue: its body and each comment, with citations')
+    .argument('<instance>', 'instance name')
+    .argument('<number>', 'issue number (with or without #)')
+    .option('--json', 'print the chunks as JSON')
+    .action(async (instance: string, num: string, opts: { json?: boolean }) => {
+      const n = Number(num.replace(/^#/, ''));
+      if (!Number.isInteger(n) || n < 1) throw new UserError(`"${num}" is not an issue number`);
+      const { config, paths } = load(instance, []);
+      if (!hasIndex(paths)) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
+      const store = openStore(config, paths, Number((await readMeta(paths)).dims ?? 384));
+      try {
+        const chunks = await store.lookupIssue(n);
+        if (chunks.length === 0) throw new UserError(`issue #${n} is not indexed for ${config.name}`);
+        if (opts.json) process.stdout.write(`${JSON.stringify(chunks, null, 2)}\n`);
+        else
+          for (const c of chunks) {
+            const cit = c.citation;
+            process.stdout.write(`--- ${c.title}  (${cit.url ?? cit.path}, lines ${cit.startLine}-${cit.endLine}, ${c.tokens} tokens)\n${c.text}\n`);
+          }
+      } finally {
+        await store.close();
       }
     });
 

@@ -23,6 +23,10 @@ const issuesSource = z
     file: z.string().optional(),
     /** `file`: optional second file with comments. */
     comments: z.string().optional(),
+    /** `github`: API root, for GitHub Enterprise (`https://host/api/v3`); default api.github.com. */
+    baseUrl: z.string().url().optional(),
+    /** `github`: the environment variable holding the token (tokens never live in config files). */
+    tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('GITHUB_TOKEN'),
     state: z.enum(['open', 'closed', 'all']).default('all'),
     labels: z.array(z.string()).default([]),
     pullRequests: z.boolean().default(false),

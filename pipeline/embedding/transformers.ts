@@ -147,7 +147,7 @@ export class TransformersEmbedder implements Embedder {
       const [b, seq, dims] = hidden.dims as [number, number, number];
       if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
       const mask = inputs.attention_mask as Tensor;
-      out.push(...meanPoolNormalize(hidden.data as Float32Array, mask.data as BigInt64Array | number[] as ArrayLike<number | bigint>, b, seq, dims));
+      out.push(...meanPoolNormalize(hidden.data as Float32Array, mask.data as ArrayLike<number | bigint>, b, seq, dims));
     }
     return out;
   }

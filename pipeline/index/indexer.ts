@@ -53,8 +53,12 @@ export interface IndexSummary {
 export interface IndexInput {
   instance: string;
   scan: FileScan;
-  /** Documents from other sources (issues), already chunked by their source. */
+  /** Chunks from other sources (issues), already chunked by their source. */
   extraChunks?: Chunk[];
+  /** Recorded with the change set, in the same transaction (e.g. the issues source's `since`). */
+  extraMeta?: Record<string, string>;
+  /** Notes from other sources, reported with the summary. */
+  extraWarnings?: string[];
   embedder: Embedder;
   store: Store;
   cache: VectorCache;
@@ -88,7 +92,7 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
     skippedFiles: input.scan.skipped,
     unmatchedFiles: input.scan.unmatched,
     plan: { added: 0, removed: 0, unchanged: 0, embedded: 0, fromCache: 0 },
-    warnings: [],
+    warnings: [...(input.extraWarnings ?? [])],
     failed: [],
     seconds: 0,
   };
@@ -125,6 +129,8 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
     const s = summary.collections[d.collection];
     if (s) s.files++;
   }
+  const issues = summary.collections.issues;
+  if (issues) issues.files = new Set(current.filter((c) => c.collection === 'issues').map((c) => c.citation.issue)).size;
   summary.chunks = current.length;
   summary.largestTokens = Math.max(0, ...current.map((c) => c.tokens));
   if (summary.truncated > 0) {
@@ -187,7 +193,7 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
   await store.apply({
     upsert,
     delete: toDelete,
-    meta: { model: embedder.id, dims: String(embedder.dims), indexedAt: when, chunks: String(current.length) },
+    meta: { ...input.extraMeta, model: embedder.id, dims: String(embedder.dims), indexedAt: when, chunks: String(current.length) },
   });
   cache.retain(embedder.id, new Set(current.map(vectorKey)));
   progress({ phase: 'write', done: 1, total: 1 });

@@ -63,10 +63,21 @@ export function cita(project: TestProject, args: string[]): CliResult {
 }
 
 /** Starts `cita` in the background, for tests that kill it midway. */
-export function citaAsync(project: TestProject, args: string[]) {
+export function citaAsync(project: TestProject, args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawn(process.execPath, [bin, ...args], {
     cwd: project.dir,
-    env: { ...process.env, CITA_ROOT: project.dir },
+    env: { ...process.env, CITA_ROOT: project.dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Runs `cita` without blocking this process, so servers in the test (a fake GitHub) can answer it. */
+export async function citaRun(project: TestProject, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const child = citaAsync(project, args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += String(d)));
+  child.stderr.on('data', (d) => (stderr += String(d)));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
 }
