@@ -20,7 +20,8 @@ import {
   scanSources,
 } from '../../pipeline/instance.ts';
 import { embedQuery, searchCollection } from '../../pipeline/retrieval/search.ts';
-import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
+import type { Store } from '../../pipeline/store/store.ts';
+import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
 import { progressReporter } from './progress.ts';
 
 /** A failure the user can act on: printed as one message, exit code 1 (2 for usage). */
@@ -73,6 +74,14 @@ function formatHit(h: SearchHit, i: number): string {
   const fmt = (v: number | null) => (v === null ? '   -  ' : v.toFixed(3).padStart(6));
   const preview = h.chunk.text.split('\n').slice(1).join(' ').replace(/\s+/g, ' ').trim().slice(0, 160);
   return `${String(i + 1).padStart(2)}. [${h.chunk.collection}] ${where}${label ? `  ${label}` : ''}\n    score ${h.score.toFixed(3)}  bm25 ${fmt(h.bm25)}  dense ${fmt(h.dense)}\n    ${preview}\n`;
+}
+
+/** Queries must be embedded by the model the index was built with. */
+async function checkModel(store: Store, embedder: Embedder, instance: string): Promise<void> {
+  const meta = await store.meta();
+  if (meta.model && meta.model !== embedder.id) {
+    throw new UserError(`the index was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${instance}\``);
+  }
 }
 
 export function buildCli(): Command {
@@ -195,10 +204,7 @@ export function buildCli(): Command {
       const embedder = await openEmbedder(config, paths);
       const store = openStore(config, paths, embedder.dims);
       try {
-        const meta = await store.meta();
-        if (meta.model && meta.model !== embedder.id) {
-          throw new UserError(`the index was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
-        }
+        await checkModel(store, embedder, config.name);
         const hybrid = { ...config.retrieval.hybrid, ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) };
         const vector = await embedQuery(embedder, query, hybrid.alpha);
         const collections = opts.source ? [opts.source] : [...COLLECTIONS];
@@ -223,6 +229,36 @@ export function buildCli(): Command {
           if (Object.keys(results).length === 0) process.stdout.write('nothing indexed in the requested collections\n');
         }
       } finally {
+        await store.close();
+        await embedder.close();
+      }
+    });
+
+  program
+    .command('ask')
+    .description('a routed, fused, cited answer: the answer, its numbered sources, the route and the slot distribution')
+    .argument('<instance>', 'instance name')
+    .argument('<question>', 'a question, in English or Spanish')
+    .option('--json', 'print the whole result as JSON (route, slots, context blocks with scores, answer, timings)')
+    .option('--set <key=value>', 'override a config key (repeatable), e.g. fusion.method=rrf', collect, [])
+    .action(async (instance: string, question: string, opts: { json?: boolean; set: string[] }) => {
+      if (!question.trim()) throw new UserError('the question is empty');
+      const { config, paths } = load(instance, opts.set);
+      if (!hasIndex(paths)) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
+      // Loaded on demand, so indexing and search do not load the answer path.
+      const { ask } = await import('../../pipeline/answer/ask.ts');
+      const { createGenerator } = await import('../../pipeline/answer/generators/index.ts');
+      const { formatAsk } = await import('./formatAsk.ts');
+      const embedder = await openEmbedder(config, paths);
+      const store = openStore(config, paths, embedder.dims);
+      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log: (m) => process.stderr.write(`${m}\n`) });
+      try {
+        await checkModel(store, embedder, config.name);
+        const result = await ask({ config, store, embedder, generator, checkout: paths.checkout }, question);
+        if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        else process.stdout.write(formatAsk(result));
+      } finally {
+        await generator.close?.();
         await store.close();
         await embedder.close();
       }

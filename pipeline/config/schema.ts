@@ -99,6 +99,41 @@ export const configSchema = z
           .strict(),
       })
       .strict(),
+    fusion: z
+      .object({
+        /** `proportional`: slots by each collection's fit to the query (lesson 2); `rrf`: the classic baseline. */
+        method: z.enum(['proportional', 'rrf']),
+        /** Proportional: a collection whose fit is below this gets no slots. */
+        minFit: z.number().min(0).max(1).default(0.15),
+        /** RRF's rank constant. */
+        rrfK: z.number().int().positive().default(60),
+      })
+      .strict(),
+    answer: z
+      .object({
+        /** The context: at most `chunks` blocks of at most `chars` characters each (lesson 5: the judge sees the same). */
+        budget: z
+          .object({
+            chunks: z.number().int().min(1).max(100).default(12),
+            chars: z.number().int().min(200).max(20000).default(2400),
+          })
+          .strict(),
+        generator: z
+          .object({
+            kind: z.enum(['extractive', 'openai', 'local']),
+            /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
+            baseUrl: z.string().url().optional(),
+            /** openai / local: the model name; local: a registry name or a .gguf path. */
+            model: z.string().optional(),
+            /** openai: the environment variable holding the API key (keys never live in config files). */
+            apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+            timeoutMs: z.number().int().positive().default(60000),
+            maxTokens: z.number().int().positive().max(8192).default(512),
+            temperature: z.number().min(0).max(2).default(0),
+          })
+          .strict(),
+      })
+      .strict(),
   })
   .strict();
 

@@ -1,0 +1,347 @@
+import { issueUnits } from '../../chunking/issueChunker.ts';
+import { splitProse, splitUnits } from '../../chunking/sentences.ts';
+import { normaliseText, splitBlockText } from '../context.ts';
+import type { Context, ContextBlock, GeneratedAnswer, Generator, Language } from '../types.ts';
+
+/**
+ * The default generator: offline and deterministic. It answers with the context's most relevant
+ * sentences, each quoted verbatim (whitespace aside) and followed by its block's marker, so every
+ * sentence can be checked against the cited lines. Relevance is lexical: the share of the
+ * question's content words a sentence contains, rarer words weighing more, plus a small bonus for
+ * higher-ranked blocks. When nothing clears the threshold it says the sources hold no answer.
+ */
+
+export interface ExtractiveOptions {
+  /** Most sentences quoted; default 4. */
+  maxSentences?: number;
+  /** Most characters of quoted text; default 700. */
+  maxChars?: number;
+  /** Blocks to quote from when enough sentences qualify; default 2. */
+  minBlocks?: number;
+  /** Least share (0–1, by weight) of the question's content words a sentence must hold; default 0.34. */
+  minCoverage?: number;
+}
+
+export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = { maxSentences: 4, maxChars: 700, minBlocks: 2, minCoverage: 0.34 };
+
+/** At most this much is added for the top-ranked block, less further down: ranking breaks near-ties only. */
+const RANK_BONUS = 0.05;
+/** A quote needs this many words to say something (`Note:` does not). */
+const MIN_WORDS = 3;
+
+const NO_ANSWER: Record<Language, string> = {
+  en: 'I could not find the answer in the indexed sources.',
+  es: 'No encuentro la respuesta en las fuentes indexadas.',
+};
+
+type SourceKind = 'docs' | 'code' | 'issues' | 'mixed';
+const LEAD_IN: Record<Language, Record<SourceKind, string>> = {
+  en: {
+    docs: 'According to the documentation:',
+    code: 'According to the code:',
+    issues: 'According to the issues:',
+    mixed: 'According to the sources:',
+  },
+  es: {
+    docs: 'Según la documentación:',
+    code: 'Según el código:',
+    issues: 'Según los issues:',
+    mixed: 'Según las fuentes:',
+  },
+};
+const ONE_ISSUE: Record<Language, (n: number) => string> = {
+  en: (n) => `According to issue #${n}:`,
+  es: (n) => `Según el issue #${n}:`,
+};
+
+// Folded (lowercase, no accents): English and Spanish function words and question words.
+const STOPWORDS = new Set(
+  (
+    'a about after all also an and any are as at be been being but by can could did do does doing for from get gets got ' +
+    'had has have how i if in into is it its just me my no not of on or our should so such than that the their them then ' +
+    'there these they this those to too use used using was way we were what when where which while who whom why will ' +
+    'with would you your ' +
+    'al algo algun alguna algunos como con cual cuales cuando de del desde donde e el ella ellas ello ellos en entre era es ' +
+    'esa ese eso esta estan estas este esto estos hace hacer hago hay la las le les lo los mas me mi mis muy ni nos o otra ' +
+    'otro para pero poco por porque puede pueden puedo que se sea ser si sin sobre son su sus tambien te tiene tienen tu ' +
+    'un una unas uno unos usa usar uso y ya'
+  ).split(' '),
+);
+
+/** Lowercase, accents removed: `Función` → `funcion`. */
+function fold(word: string): string {
+  return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+}
+
+/** A light suffix stripper so `skipped`, `skipping`, `skips` and `skip` meet; not a real stemmer, and need not be. */
+function stem(word: string): string {
+  let w = word;
+  if (/^\d+$/.test(w)) return w;
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  // `skipp` (from skipped / skipping) → `skip`.
+  if (w.length > 3 && /([b-df-hj-np-tv-z])\1$/.test(w)) w = w.slice(0, -1);
+  return w;
+}
+
+/**
+ * Content terms of a text: words and identifier parts (`evaluate_skip_marks`, `lookupIssue`,
+ * `HTTPServer` split into words), folded, stopwords and one-letter words dropped, stemmed.
+ */
+export function contentTerms(text: string): Set<string> {
+  const terms = new Set<string>();
+  for (const raw of text.normalize('NFC').match(/[\p{L}\p{N}_]+/gu) ?? []) {
+    for (const part of raw.split('_')) {
+      for (const piece of part.split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) {
+        const word = fold(piece);
+        if (word.length < 2 && !/^\d$/.test(word)) continue;
+        if (STOPWORDS.has(word)) continue;
+        terms.add(stem(word));
+      }
+    }
+  }
+  return terms;
+}
+
+const CODE_WORDS =
+  /\b(?:function|method|class|def|implement\w*|defined|definition|signature|source|code|argument|parameter|return|returns|funcion|metodo|clase|codigo|implementa\w*|definid[oa]|definicion|firma|argumento|parametro|devuelve)\b/;
+const IDENTIFIER = /[A-Za-z]\w*_\w|[a-z][a-z0-9]*[A-Z]\w*|\w\(\)|`[^`]+`|\w\.\w+\.\w/;
+
+/** The question asks about code (names an identifier or speaks of functions, classes…), so signatures may be quoted. */
+export function isCodeQuestion(question: string): boolean {
+  return IDENTIFIER.test(question) || CODE_WORDS.test(fold(question));
+}
+
+/** A quotable piece of a block. `quote` is whitespace-normalised text of the block; `display` is how the answer shows it. */
+export interface QuoteCandidate {
+  marker: number;
+  /** Position in the block body, to keep quotes in reading order. */
+  offset: number;
+  quote: string;
+  display: string;
+  terms: Set<string>;
+}
+
+const MARKER_LIKE = /\[\d+(?:\s*,\s*\d+)*\]/;
+/** Markup that opens a line but says nothing: list bullets, block quotes, rst directives. */
+const LINE_OPENER = /^(?:(?:[-*+•]|\d{1,3}[.)]|#\.)\s+|>\s*|\.\.\s+[\w:-]+::\s*)+/;
+
+function wordCount(text: string): number {
+  return text.match(/\p{L}[\p{L}\p{N}'’-]*/gu)?.length ?? 0;
+}
+
+function prosePiece(marker: number, offset: number, raw: string, maxChars: number): QuoteCandidate | undefined {
+  const quote = normaliseText(raw).replace(LINE_OPENER, '');
+  if (wordCount(quote) < MIN_WORDS || quote.length > maxChars) return undefined;
+  // A literal `[2]` would read as a marker; headings, rst comments and targets (`.. _skip:`) and
+  // `Example::` lines are not sentences.
+  if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || quote.endsWith('::')) return undefined;
+  return { marker, offset, quote, display: quote, terms: contentTerms(quote) };
+}
+
+/** Sentences of the prose units of a doc or issue body; code blocks and tables are not quoted. */
+function proseCandidates(block: ContextBlock, body: string, maxChars: number): QuoteCandidate[] {
+  const units = block.chunk.collection === 'issues' ? issueUnits(body) : splitUnits(body);
+  const out: QuoteCandidate[] = [];
+  const end = body.trimEnd().length;
+  let offset = 0;
+  for (const unit of units) {
+    if (unit.kind === 'prose') {
+      let at = offset;
+      for (const piece of splitProse(unit.text)) {
+        // Where the budget cut the block, its last sentence may be cut short: not quoted half.
+        const cutShort = block.cut !== undefined && at + piece.trimEnd().length >= end && !/[.!?:;]["')*`]*$/.test(piece.trimEnd());
+        const c = cutShort ? undefined : prosePiece(block.marker, at, piece, maxChars);
+        if (c) out.push(c);
+        at += piece.length;
+      }
+    }
+    offset += unit.text.length;
+  }
+  return out;
+}
+
+const TRIPLE_QUOTE = /^[rRbBuUfF]{0,2}("""|''')/;
+const SIGNATURE =
+  /^(?:export\s+)?(?:async\s+)?(?:def|class|function|fn|func|interface|type|struct|enum|impl|trait|pub|public|private|protected|static|const|let|var)\b/;
+
+/**
+ * Quotable text of a code block: comment lines and docstring sentences; and, when the question is
+ * about code, the block's signature (its first definition line, else its first code line).
+ */
+function codeCandidates(block: ContextBlock, header: string, body: string, codeQuestion: boolean, maxChars: number): QuoteCandidate[] {
+  const comment = /^(\S+)\s/.exec(header)?.[1] ?? '#';
+  const out: QuoteCandidate[] = [];
+  let signature: { offset: number; line: string } | undefined;
+  let firstCode: { offset: number; line: string } | undefined;
+  let doc: { close: string; offset: number; lines: string[] } | undefined;
+  const flushDoc = () => {
+    if (!doc) return;
+    // Paragraphs of the docstring, lines joined as the normalised block text joins them.
+    // Paragraphs end at blank lines and at doctest lines (`>>>`, `...`), which are code.
+    const paragraphs: string[][] = [[]];
+    for (const l of doc.lines) {
+      if (l === '' || /^(?:>>>|\.\.\.)/.test(l)) paragraphs.push([]);
+      else paragraphs[paragraphs.length - 1]!.push(l);
+    }
+    let at = doc.offset;
+    for (const para of paragraphs) {
+      for (const piece of splitProse(para.join(' '))) {
+        const c = prosePiece(block.marker, at, piece, maxChars);
+        if (c) out.push(c);
+        at += 1;
+      }
+    }
+    doc = undefined;
+  };
+  let offset = 0;
+  for (const line of body.split('\n')) {
+    const trimmed = line.trim();
+    if (doc) {
+      const end = trimmed.indexOf(doc.close);
+      if (end >= 0) {
+        doc.lines.push(trimmed.slice(0, end));
+        flushDoc();
+      } else doc.lines.push(trimmed);
+    } else if (TRIPLE_QUOTE.test(trimmed)) {
+      const open = TRIPLE_QUOTE.exec(trimmed)!;
+      const rest = trimmed.slice(open[0].length);
+      const end = rest.indexOf(open[1]!);
+      doc = { close: open[1]!, offset, lines: [end >= 0 ? rest.slice(0, end) : rest] };
+      if (end >= 0) flushDoc();
+    } else if (trimmed.startsWith(comment) || (comment === '//' && /^\/?\*/.test(trimmed))) {
+      // `//` languages also write `/** … */` blocks; in Python a leading `*` is `*args`.
+      const text = trimmed.replace(comment === '#' ? /^#+!?\s*/ : /^(?:\/\/+!?|\/?\*+)\s*/, '').replace(/\s*\*\/$/, '');
+      const c = prosePiece(block.marker, offset, text, maxChars);
+      if (c) out.push(c);
+    } else if (trimmed !== '') {
+      if (!signature && SIGNATURE.test(trimmed)) signature = { offset, line: trimmed };
+      if (!firstCode && !trimmed.startsWith('@')) firstCode = { offset, line: trimmed };
+    }
+    offset += line.length + 1;
+  }
+  flushDoc();
+  const sig = signature ?? firstCode;
+  if (codeQuestion && sig && sig.line.length <= maxChars) {
+    const quote = normaliseText(sig.line);
+    const plain = quote.includes('`');
+    if (!(plain && MARKER_LIKE.test(quote))) {
+      // Scored with the symbol's name too: `def evaluate(self)` in `Skip.evaluate` is about `Skip`.
+      const terms = contentTerms(`${block.citation.symbol ?? ''} ${quote}`);
+      out.push({ marker: block.marker, offset: sig.offset, quote, display: plain ? quote : `\`${quote}\``, terms });
+    }
+  }
+  return out;
+}
+
+/** Everything quotable in the context, block by block, in reading order. */
+export function quoteCandidates(context: Context, codeQuestion: boolean, maxChars = EXTRACTIVE_DEFAULTS.maxChars): QuoteCandidate[] {
+  return context.blocks.flatMap((block) => {
+    const { header, body } = splitBlockText(block.chunk, block.text);
+    return block.chunk.collection === 'code'
+      ? codeCandidates(block, header, body, codeQuestion, maxChars)
+      : proseCandidates(block, body, maxChars);
+  });
+}
+
+interface Scored extends QuoteCandidate {
+  coverage: number;
+  score: number;
+}
+
+/**
+ * Coverage of the question's terms, each weighted by its rarity among the candidates (an IDF), plus
+ * the rank bonus. A term found in no candidate weighs as little as the commonest term found: it is
+ * mostly vocabulary mismatch (a Spanish question over English docs, a paraphrase), since retrieval
+ * already judged these blocks relevant; as a rare word it would veto every sentence.
+ */
+function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[], blocks: number): Scored[] {
+  const df = new Map<string, number>();
+  for (const c of candidates) for (const t of questionTerms) if (c.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (n: number) => Math.log(1 + (candidates.length + 1) / (n + 0.5));
+  const absent = df.size > 0 ? idf(Math.max(...df.values())) : 0;
+  const weight = (t: string) => (df.has(t) ? idf(df.get(t)!) : absent);
+  let total = 0;
+  for (const t of questionTerms) total += weight(t);
+  return candidates.map((c) => {
+    let hit = 0;
+    for (const t of questionTerms) if (c.terms.has(t)) hit += weight(t);
+    const coverage = total > 0 ? hit / total : 0;
+    return { ...c, coverage, score: coverage + (RANK_BONUS * (blocks - c.marker + 1)) / blocks };
+  });
+}
+
+/** Best first; ties by block rank, then reading order, so the choice is deterministic. */
+function byScore(a: Scored, b: Scored): number {
+  return b.score - a.score || a.marker - b.marker || a.offset - b.offset;
+}
+
+/**
+ * The quotes of the answer: the best, then the best of another block (so the answer draws on
+ * `minBlocks` blocks when enough qualify), then the rest by score, within the sentence and
+ * character limits; returned in reading order (block, then position).
+ */
+function selectQuotes(scored: Scored[], options: Required<ExtractiveOptions>): Scored[] {
+  const eligible = scored.filter((c) => c.coverage >= options.minCoverage && c.coverage > 0).sort(byScore);
+  const chosen: Scored[] = [];
+  const seen = new Set<string>();
+  let chars = 0;
+  const take = (c: Scored) => {
+    const key = c.quote.toLowerCase();
+    if (chosen.length >= options.maxSentences || seen.has(key) || chars + c.quote.length > options.maxChars) return false;
+    chosen.push(c);
+    seen.add(key);
+    chars += c.quote.length;
+    return true;
+  };
+  for (;;) {
+    const blocks = new Set(chosen.map((c) => c.marker));
+    if (blocks.size >= options.minBlocks) break;
+    const next = eligible.find((c) => !blocks.has(c.marker) && take(c));
+    if (!next) break;
+  }
+  for (const c of eligible) if (!chosen.includes(c)) take(c);
+  return chosen.sort((a, b) => a.marker - b.marker || a.offset - b.offset);
+}
+
+function leadIn(language: Language, blocks: ContextBlock[]): string {
+  const issues = new Set(blocks.map((b) => b.citation.issue));
+  if (blocks.every((b) => b.chunk.collection === 'issues') && issues.size === 1) {
+    const [n] = issues;
+    if (n !== undefined) return ONE_ISSUE[language](n);
+  }
+  const kinds = new Set(blocks.map((b) => b.chunk.collection));
+  const [only] = kinds;
+  return LEAD_IN[language][kinds.size === 1 && only ? only : 'mixed'];
+}
+
+/** The extractive answer for a question over a context (pure; the generator wraps it). */
+export function extractiveAnswer(question: string, context: Context, options: ExtractiveOptions = {}): GeneratedAnswer {
+  const opts = { ...EXTRACTIVE_DEFAULTS, ...options };
+  const language = context.language;
+  const base = { language, generator: 'extractive', verbatim: true };
+  const terms = contentTerms(question);
+  const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars);
+  const chosen = terms.size === 0 ? [] : selectQuotes(scoreCandidates(terms, candidates, context.blocks.length), opts);
+  if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
+  const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
+  const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
+  return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}` };
+}
+
+/** The default generator: quotes the context, offline and deterministic. */
+export class ExtractiveGenerator implements Generator {
+  readonly id = 'extractive';
+  private readonly options: ExtractiveOptions;
+
+  constructor(options: ExtractiveOptions = {}) {
+    this.options = { ...options };
+  }
+
+  generate(question: string, context: Context): Promise<GeneratedAnswer> {
+    return Promise.resolve(extractiveAnswer(question, context, this.options));
+  }
+}

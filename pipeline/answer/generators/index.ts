@@ -1,0 +1,41 @@
+import type { CitaConfig } from '../../config/schema.ts';
+import type { Generator } from '../types.ts';
+
+export interface GeneratorDeps {
+  /** Where local models are provisioned. */
+  modelsDir: string;
+  log: (message: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The generator named in `answer.generator`. Imported on demand: the extractive default needs no
+ * model, and the local one loads llama.cpp only when chosen.
+ */
+export async function createGenerator(config: CitaConfig['answer']['generator'], deps: GeneratorDeps): Promise<Generator> {
+  switch (config.kind) {
+    case 'extractive': {
+      const { ExtractiveGenerator } = await import('./extractive.ts');
+      return new ExtractiveGenerator();
+    }
+    case 'openai': {
+      const { OpenAiGenerator } = await import('./openai.ts');
+      if (!config.baseUrl) throw new Error('answer.generator.baseUrl: required for kind "openai" (e.g. http://127.0.0.1:11434/v1 for Ollama)');
+      if (!config.model) throw new Error('answer.generator.model: required for kind "openai"');
+      return new OpenAiGenerator({
+        baseUrl: config.baseUrl,
+        model: config.model,
+        apiKey: (deps.env ?? process.env)[config.apiKeyEnv],
+        apiKeyEnv: config.apiKeyEnv,
+        timeoutMs: config.timeoutMs,
+        maxTokens: config.maxTokens,
+        temperature: config.temperature,
+        log: deps.log,
+      });
+    }
+    case 'local': {
+      const { createLocalGenerator } = await import('./local.ts');
+      return createLocalGenerator({ model: config.model, modelsDir: deps.modelsDir, maxTokens: config.maxTokens, temperature: config.temperature, log: deps.log });
+    }
+  }
+}

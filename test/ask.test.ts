@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cita, makeProject, type TestProject } from './support/cli.ts';
+import { modelDir } from './support/paths.ts';
+
+/** `cita ask` end to end: real model, real store, routed and fused retrieval, extractive answer, verified citations. */
+
+const GUIDE = `# Guide
+
+## Skipping tests
+
+Use the skip marker to skip a test unconditionally. Use skipif with a condition to skip a test only on
+some platforms, for example on Windows. Skipped tests are reported in the summary.
+
+## Installing
+
+Install the package with pip install widgets. Then run the widgets command from any folder.
+`;
+
+const LOADER = `"""Reading configuration files."""
+import json
+
+
+def parse_config(path):
+    """Read a JSON configuration file and return a dict of settings."""
+    with open(path) as fh:
+        return json.load(fh)
+`;
+
+const ISSUES = [
+  {
+    number: 42,
+    title: 'parse_config crashes on an empty file',
+    body: 'Calling parse_config on an empty JSON file raises a JSONDecodeError instead of returning an empty dict.',
+    state: 'open',
+    html_url: 'https://github.com/acme/widgets/issues/42',
+    labels: [{ name: 'bug' }],
+    user: { login: 'reporter' },
+    created_at: '2024-01-01T00:00:00Z',
+    updated_at: '2024-01-01T00:00:00Z',
+  },
+];
+
+describe('cita ask', () => {
+  let p: TestProject;
+  beforeAll(() => {
+    p = makeProject();
+    p.write('docs/guide.md', GUIDE);
+    p.write('src/loader.py', LOADER);
+    fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
+    p.setInstance(
+      [
+        'name: demo',
+        'repository:',
+        '  path: repo',
+        '  github: acme/widgets',
+        '  ref: v1.0',
+        'sources:',
+        '  issues:',
+        '    kind: file',
+        '    file: issues.json',
+        'embedding:',
+        `  dir: ${path.dirname(modelDir)}`,
+        '',
+      ].join('\n'),
+    );
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  const askJson = (q: string, ...extra: string[]) => {
+    const r = cita(p, ['ask', 'demo', q, '--json', ...extra]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  it.each([
+    ['How do I skip a test on Windows?', 'en', 'According to'],
+    ['¿Cómo omito un test en Windows?', 'es', 'Según'],
+  ])('answers a how-to question from the docs with verified citations: %s', (q, lang, lead) => {
+    const r = askJson(q);
+    expect(r.route.language).toBe(lang);
+    expect(r.route.top).toBe('docs');
+    expect(r.answer.text.startsWith(lead)).toBe(true);
+    expect(r.answer.text).toContain('skipif');
+    expect(r.answer.invalid).toEqual([]);
+    expect(r.answer.unsupported).toEqual([]);
+    const cited = r.answer.citations.find((c: any) => c.path === 'docs/guide.md');
+    expect(cited).toMatchObject({ verified: true, headings: ['Guide', 'Skipping tests'] });
+    expect(cited.url).toMatch(/^https:\/\/github\.com\/acme\/widgets\/blob\/v1\.0\/docs\/guide\.md#L\d+-L\d+$/);
+  });
+
+  it('routes an issue question to the issue and hops from it to the code it names', () => {
+    const r = askJson('Where is the bug from issue #42?');
+    expect(r.route.top).toBe('issues');
+    expect(r.route.lookups.issues).toEqual([42]);
+    expect(r.context.blocks[0].citation.issue).toBe(42);
+    expect(r.queries.code).toContain('Issue #42');
+    expect(r.context.blocks.some((b: any) => b.citation.path === 'src/loader.py')).toBe(true);
+  });
+
+  it('looks up a symbol directly for a code question', () => {
+    const r = askJson('what does parse_config do?');
+    expect(r.route.top).toBe('code');
+    expect(r.route.lookups.symbols).toContain('parse_config');
+    expect(r.context.blocks[0]).toMatchObject({ citation: { path: 'src/loader.py', symbol: 'parse_config' }, scores: { via: 'lookup' } });
+  });
+
+  it('reports the slot distribution of the fusion method in config, or of one set per question', () => {
+    const proportional = askJson('How do I install widgets?');
+    const rrf = askJson('How do I install widgets?', '--set', 'fusion.method=rrf');
+    expect(proportional.fusion.method).toBe('proportional');
+    expect(rrf.fusion.method).toBe('rrf');
+    const total = (s: Record<string, number>) => Object.values(s).reduce((a, b) => a + b, 0);
+    expect(total(proportional.fusion.slots)).toBeGreaterThan(0);
+    expect(total(rrf.fusion.slots)).toBeGreaterThan(0);
+  });
+
+  it('prints the answer, numbered sources, route and slots on a terminal', () => {
+    const r = cita(p, ['ask', 'demo', 'How do I skip a test on Windows?']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Sources:\n\s+\[\d\] docs\/guide\.md:\d+-\d+/);
+    expect(r.stdout).toMatch(/Route: docs/);
+    expect(r.stdout).toMatch(/Slots \(proportional\): docs \d+, code \d+, issues \d+/);
+  });
+});

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { answerSentences, parseMarkers, quoteOf } from '../pipeline/answer/citations.ts';
+import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
+import { contentTerms, ExtractiveGenerator, extractiveAnswer, isCodeQuestion } from '../pipeline/answer/generators/extractive.ts';
+import type { Context, Language } from '../pipeline/answer/types.ts';
+import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
+import { chunkId } from '../pipeline/chunking/ids.ts';
+import { issueChunkText, issueHeader } from '../pipeline/chunking/issueChunker.ts';
+import type { Issue } from '../pipeline/sources/issues/types.ts';
+import type { Chunk, Citation } from '../pipeline/types.ts';
+
+// Hand-made chunks in the chunkers' own formats (header helpers imported from them).
+
+const DOC = 'doc/en/how-to/skipping.rst';
+const CODE = 'src/_pytest/skipping.py';
+
+function docChunk(headings: string[], startLine: number, bodyLines: string[]): Chunk {
+  const citation: Citation = { path: DOC, startLine, endLine: startLine + bodyLines.length - 1, headings };
+  const text = docChunkText(docHeader(DOC, headings), bodyLines.join('\n'));
+  return { id: chunkId('docs', citation, text), collection: 'docs', text, title: headings.join(' > '), citation, tokens: 0 };
+}
+
+function codeChunk(startLine: number, bodyLines: string[], symbol: string): Chunk {
+  const citation: Citation = { path: CODE, startLine, endLine: startLine + bodyLines.length - 1, symbol };
+  const text = [`# ${CODE}`, ...bodyLines].join('\n');
+  return { id: chunkId('code', citation, text), collection: 'code', text, title: `${CODE}:${symbol}`, citation, tokens: 0 };
+}
+
+const issue: Issue = {
+  number: 7432,
+  title: 'skipping: --runxfail breaks pytest.mark.skip location reporting',
+  body: 'With `--runxfail` the location reported for a skipped test points at skipping.py instead of the test.\n\nThe bug is in the pytest_runtest_makereport hook of src/_pytest/skipping.py.',
+  state: 'closed',
+  labels: ['type: bug'],
+  author: 'someone',
+  createdAt: '2020-06-28T15:02:07Z',
+  updatedAt: '2020-07-01T10:00:00Z',
+  url: 'https://github.com/pytest-dev/pytest/issues/7432',
+  isPullRequest: false,
+  comments: [],
+};
+
+function issueChunk(): Chunk {
+  const citation: Citation = { path: '#7432', startLine: 1, endLine: 3, issue: 7432, url: issue.url };
+  const text = issueChunkText(issueHeader(issue), issue.body);
+  return { id: chunkId('issues', citation, text), collection: 'issues', text, title: `#7432: ${issue.title}`, citation, tokens: 0 };
+}
+
+const skipFunctions = docChunk(['How to use skip and xfail', 'Skipping test functions'], 44, [
+  'The simplest way to skip a test function is to mark it with the ``skip`` decorator',
+  'which may be passed an optional ``reason``:',
+  '',
+  '.. code-block:: python',
+  '',
+  '    @pytest.mark.skip(reason="no way of currently testing this")',
+  '    def test_the_unknown(): ...',
+  '',
+  'Alternatively, it is also possible to skip imperatively during test execution or setup',
+  'by calling the ``pytest.skip(reason)`` function.',
+]);
+const intro = docChunk(['How to use skip and xfail'], 6, [
+  'A **skip** means that you expect your test to pass only if some conditions are met,',
+  'otherwise pytest should skip running the test altogether. Common examples are skipping',
+  'windows-only tests on non-windows platforms.',
+  '',
+  'An **xfail** means that you expect a test to fail for some reason.',
+]);
+const evaluate = codeChunk(
+  168,
+  [
+    'def evaluate_skip_marks(item: Item) -> Skip | None:',
+    '    """Evaluate skip and skipif marks on item, returning Skip if triggered."""',
+    '    for mark in item.iter_markers(name="skip"):',
+    '        return Skip(mark.kwargs.get("reason", "unconditional skip"))',
+    '    return None',
+  ],
+  'evaluate_skip_marks',
+);
+
+function context(question: string, language: Language, ...chunks: Chunk[]): Context {
+  return buildContext(
+    question,
+    language,
+    chunks.map((chunk) => ({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'search' } })),
+    { chunks: 5, chars: 2400 },
+  );
+}
+
+/** Each quoted sentence is in its cited block (whitespace aside), and whole when it is one line of it. */
+function expectVerbatim(text: string, ctx: Context): void {
+  for (const sentence of answerSentences(text).filter((s) => parseMarkers(s).length > 0)) {
+    const [marker] = parseMarkers(sentence);
+    const block = ctx.blocks[marker! - 1]!;
+    expect(normaliseText(block.text), sentence).toContain(quoteOf(sentence));
+  }
+}
+
+describe('ExtractiveGenerator', () => {
+  it('quotes the most relevant sentences with their markers, in English', async () => {
+    const q = 'How do I skip a test function?';
+    const ctx = context(q, 'en', skipFunctions, intro, evaluate);
+    const answer = await new ExtractiveGenerator().generate(q, ctx);
+    expect(answer).toMatchObject({ language: 'en', generator: 'extractive', verbatim: true });
+    expect(answer.noAnswer).toBeUndefined();
+    expect(answer.text).toBe(
+      [
+        'According to the documentation:',
+        '',
+        '- The simplest way to skip a test function is to mark it with the ``skip`` decorator which may be passed an optional ``reason``: [1]',
+        '- Alternatively, it is also possible to skip imperatively during test execution or setup by calling the ``pytest.skip(reason)`` function. [1]',
+        '- A **skip** means that you expect your test to pass only if some conditions are met, otherwise pytest should skip running the test altogether. [2]',
+        '- Common examples are skipping windows-only tests on non-windows platforms. [2]',
+      ].join('\n'),
+    );
+    expectVerbatim(answer.text, ctx);
+  });
+
+  it('answers a Spanish question with a Spanish lead-in, quoting the sources as written', async () => {
+    const q = '¿Cómo puedo saltar una función de test con skip?';
+    const ctx = context(q, 'es', skipFunctions, intro);
+    const answer = await new ExtractiveGenerator().generate(q, ctx);
+    expect(answer.language).toBe('es');
+    expect(answer.text.startsWith('Según la documentación:\n\n- ')).toBe(true);
+    expect(new Set(parseMarkers(answer.text))).toEqual(new Set([1, 2]));
+    expectVerbatim(answer.text, ctx);
+  });
+
+  it.each([
+    ['en', 'How do I bake sourdough bread?', 'I could not find the answer in the indexed sources.'],
+    ['es', '¿Cómo horneo pan de masa madre?', 'No encuentro la respuesta en las fuentes indexadas.'],
+    ['en', 'What is it?', 'I could not find the answer in the indexed sources.'],
+  ] as const)('says plainly when the context holds no answer (%s: %s)', async (language, q, text) => {
+    const answer = await new ExtractiveGenerator().generate(q, context(q, language, skipFunctions, intro, evaluate));
+    expect(answer).toMatchObject({ text, language, noAnswer: true });
+    expect(parseMarkers(answer.text)).toEqual([]);
+  });
+
+  it('quotes the signature of a code block when the question is about code, and its docstring', () => {
+    const q = 'What does evaluate_skip_marks return?';
+    const ctx = context(q, 'en', evaluate, intro);
+    const answer = extractiveAnswer(q, ctx);
+    expect(answer.text).toContain('- `def evaluate_skip_marks(item: Item) -> Skip | None:` [1]');
+    expect(answer.text).toContain('- Evaluate skip and skipif marks on item, returning Skip if triggered. [1]');
+    expectVerbatim(answer.text, ctx);
+  });
+
+  it('never quotes code lines for a question that is not about code', () => {
+    const q = 'Which marks are evaluated on the item for skip?';
+    const answer = extractiveAnswer(q, context(q, 'en', evaluate));
+    expect(answer.text).toBe('According to the code:\n\n- Evaluate skip and skipif marks on item, returning Skip if triggered. [1]');
+    expect(answer.text).not.toContain('def evaluate_skip_marks');
+    expect(answer.text).not.toContain('iter_markers');
+  });
+
+  it('names the issue when every quote comes from one issue', () => {
+    const q = 'Where is the bug of --runxfail with the skip location?';
+    const ctx = context(q, 'en', issueChunk());
+    const answer = extractiveAnswer(q, ctx);
+    expect(answer.text.startsWith('According to issue #7432:\n\n- ')).toBe(true);
+    expect(answer.text).not.toContain('state: closed');
+    expectVerbatim(answer.text, ctx);
+  });
+
+  it('draws on two blocks when two qualify, within the sentence and character limits', () => {
+    const q = 'How do I skip a test?';
+    const ctx = context(q, 'en', skipFunctions, intro);
+    const three = extractiveAnswer(q, ctx, { maxSentences: 2 });
+    expect(parseMarkers(three.text)).toEqual([1, 2]);
+    const short = extractiveAnswer(q, ctx, { maxChars: 200 });
+    const quoted = answerSentences(short.text).filter((s) => parseMarkers(s).length > 0);
+    expect(quoted.reduce((n, s) => n + quoteOf(s).length, 0)).toBeLessThanOrEqual(200);
+  });
+
+  it('is deterministic', () => {
+    const q = 'How do I skip a test function?';
+    const ctx = context(q, 'en', skipFunctions, intro, evaluate);
+    expect(extractiveAnswer(q, ctx)).toEqual(extractiveAnswer(q, ctx));
+  });
+});
+
+describe('relevance terms', () => {
+  it.each([
+    ['evaluate_skip_marks', ['evaluat', 'skip', 'mark']],
+    ['lookupIssue HTTPServer', ['lookup', 'issu', 'http', 'server']],
+    ['Skipped, skipping and skips', ['skip']],
+    ['¿Cómo funcionan los fixtures en Python?', ['funcionan', 'fixtur', 'python']],
+    ['What is the issue #5103 about?', ['issu', '5103']],
+  ])('contentTerms(%j)', (text, terms) => {
+    expect([...contentTerms(text)]).toEqual(terms);
+  });
+
+  it.each([
+    ['What does evaluate_skip_marks do?', true],
+    ['Where is lookupIssue defined?', true],
+    ['¿Qué devuelve la función pytest.skip()?', true],
+    ['How do I skip a test?', false],
+    ['¿Cómo omito una prueba?', false],
+  ])('isCodeQuestion(%j) = %s', (q, code) => {
+    expect(isCodeQuestion(q)).toBe(code);
+  });
+});
