@@ -4,21 +4,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, findRoot, loadConfig } from '../../pipeline/config/load.ts';
 import { proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { provisionModel } from '../../pipeline/embedding/provision.ts';
-import { runIndex, type IndexSummary } from '../../pipeline/index/indexer.ts';
-import { gatherIssueChunks } from '../../pipeline/index/issueChunks.ts';
-import {
-  discardRebuild,
-  hasIndex,
-  readMeta,
-  resolveIn,
-  openEmbedder,
-  openStore,
-  openVectorCache,
-  rebuildFile,
-  replaceIndex,
-  resolvePaths,
-  scanSources,
-} from '../../pipeline/instance.ts';
+import type { IndexSummary } from '../../pipeline/index/indexer.ts';
+import { indexInstance } from '../../pipeline/index/indexInstance.ts';
+import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
 import { embedQuery, searchCollection } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
@@ -32,6 +20,12 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 function positiveInt(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('expected an integer from 1 to 1000');
+  return n;
+}
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return n;
 }
 
@@ -88,6 +82,8 @@ export function buildCli(): Command {
   const program = new Command('cita')
     .description('An expert on any software repository that cites its sources.')
     .showHelpAfterError()
+    // Set before the subcommands are added, so they inherit it: usage errors return exit code 2.
+    .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str) });
 
   program
@@ -134,7 +130,7 @@ export function buildCli(): Command {
     .option('--rebuild', 'build a new index from scratch (reusing cached vectors), then replace the old one')
     .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
     .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; rebuild?: boolean; set: string[] }) => {
-      const { config, paths, root } = load(instance, opts.set);
+      const { config, paths } = load(instance, opts.set);
       const scan = scanSources(config, paths);
       if (scan.documents.length === 0 && !config.sources.issues) {
         throw new UserError(
@@ -142,48 +138,25 @@ export function buildCli(): Command {
         );
       }
       const embedder = await openEmbedder(config, paths);
-      const rebuild = opts.rebuild && !opts.dryRun;
-      if (rebuild) discardRebuild(paths);
-      const store = openStore(config, paths, embedder.dims, rebuild ? rebuildFile(paths) : paths.store);
-      const cache = openVectorCache(paths);
       const bar = opts.json ? undefined : progressReporter();
-      let complete = false;
       try {
-        const chunking = { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow };
-        const issues = await gatherIssueChunks({
+        const summary = await indexInstance({
           config,
-          resolve: (p) => resolveIn(root, p),
-          store,
-          counter: embedder,
-          chunking,
+          paths,
+          embedder,
+          scan,
+          dryRun: opts.dryRun,
+          rebuild: opts.rebuild,
+          onProgress: bar?.update,
           log: (m) => process.stderr.write(`${m}\n`),
         });
-        const summary = await runIndex({
-          extraChunks: issues?.chunks,
-          extraMeta: issues?.meta,
-          extraWarnings: issues?.warnings,
-          instance: config.name,
-          scan,
-          embedder,
-          store,
-          cache,
-          chunking,
-          batchSize: config.embedding.batchSize,
-          dryRun: opts.dryRun,
-          onProgress: bar?.update,
-        });
-        complete = true;
         bar?.stop();
         if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
         else printSummary(summary);
         if (summary.failed.length) process.exitCode = 1;
       } finally {
         bar?.stop();
-        cache.close();
-        await store.close();
         await embedder.close();
-        if (rebuild && complete) replaceIndex(paths, rebuildFile(paths));
-        else if (rebuild) discardRebuild(paths);
       }
     });
 
@@ -265,6 +238,29 @@ export function buildCli(): Command {
     });
 
   program
+    .command('serve')
+    .description('the GraphQL API at /graphql and the web page at /; mutations need CITA_API_KEY')
+    .option('--port <n>', 'port to listen on (0: any free port)', port, 4000)
+    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--cors <origin>', 'let browsers call the API from this origin (repeatable; also CITA_CORS_ORIGINS, comma-separated)', collect, [])
+    .option('--require-key', 'require the API key for queries too (also CITA_REQUIRE_KEY=1)')
+    .action(async (opts: { port: number; host: string; cors: string[]; requireKey?: boolean }) => {
+      const apiKey = process.env.CITA_API_KEY || undefined;
+      const keyForQueries = Boolean(opts.requireKey) || process.env.CITA_REQUIRE_KEY === '1';
+      if (keyForQueries && !apiKey) throw new UserError('--require-key needs an API key in the environment variable CITA_API_KEY');
+      const envOrigins = (process.env.CITA_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const { startServer } = await import('../server.ts');
+      const server = await startServer({ port: opts.port, host: opts.host, apiKey, keyForQueries, corsOrigins: [...opts.cors, ...envOrigins] });
+      process.stdout.write(`cita serving on ${server.url} (GraphQL at ${server.url}/graphql)${apiKey ? '' : '; no CITA_API_KEY: mutations are disabled'}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      process.stderr.write('cita: shutting down, finishing in-flight requests\n');
+      await server.close();
+    });
+
+  program
     .command('issue')
     .description('print what is indexed for an issue: its body and each comment, with citations')
     .argument('<instance>', 'instance name')
@@ -294,7 +290,7 @@ export function buildCli(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildCli().exitOverride();
+  const program = buildCli();
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

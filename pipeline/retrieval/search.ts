@@ -32,3 +32,21 @@ export async function embedQuery(embedder: Embedder, query: string, alpha: numbe
   const [v] = await embedder.embedQueries([query]);
   return v;
 }
+
+/** Hybrid search in several collections with one query vector; empty collections are left out. */
+export async function searchCollections(
+  store: Store,
+  embedder: Embedder,
+  query: string,
+  collections: readonly Collection[],
+  k: number,
+  options: HybridOptions,
+): Promise<Partial<Record<Collection, SearchHit[]>>> {
+  const vector = await embedQuery(embedder, query, options.alpha);
+  const results: Partial<Record<Collection, SearchHit[]>> = {};
+  for (const c of collections) {
+    if ((await store.count(c)) === 0) continue;
+    results[c] = await searchCollection(store, vector, c, query, k, options);
+  }
+  return results;
+}

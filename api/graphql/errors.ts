@@ -1,0 +1,43 @@
+import { GraphQLError } from 'graphql';
+import { ConfigError } from '../../pipeline/config/load.ts';
+import { IndexNotReadyError, InstanceNotFoundError } from '../../pipeline/session.ts';
+import { JobAlreadyRunningError } from '../jobs.ts';
+
+/**
+ * Errors clients can act on carry a code; anything else reaches the client as INTERNAL_SERVER_ERROR
+ * with a generic message (the server logs the detail). No stack traces leave the server.
+ */
+
+export const CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'INDEX_NOT_READY', 'UNAUTHENTICATED', 'CONFLICT'] as const;
+export type ErrorCode = (typeof CODES)[number];
+
+const STATUS: Record<ErrorCode, number> = { BAD_USER_INPUT: 400, NOT_FOUND: 404, INDEX_NOT_READY: 409, UNAUTHENTICATED: 401, CONFLICT: 409 };
+
+export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extra, http: { status: STATUS[code] } } });
+}
+
+/** Pipeline failures with a meaning for clients, as coded errors; others are rethrown (and masked). */
+export function toApiError(err: unknown): unknown {
+  if (err instanceof GraphQLError) return err;
+  if (err instanceof InstanceNotFoundError) return apiError('NOT_FOUND', err.message);
+  if (err instanceof IndexNotReadyError) return apiError('INDEX_NOT_READY', err.message);
+  if (err instanceof JobAlreadyRunningError) return apiError('CONFLICT', err.message, { jobId: err.job.id });
+  if (err instanceof ConfigError) return apiError('INDEX_NOT_READY', `the config of this instance is invalid: ${err.message}`);
+  return err;
+}
+
+export async function coded<T>(fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+/** Codes Apollo and graphql-js set themselves for bad requests: safe to pass through. */
+const PASS_THROUGH = new Set<string>([...CODES, 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+
+export function isClientError(code: unknown): boolean {
+  return typeof code === 'string' && PASS_THROUGH.has(code);
+}

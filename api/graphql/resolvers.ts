@@ -1,0 +1,133 @@
+import { Arg, Ctx, Float, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { ask } from '../../pipeline/answer/ask.ts';
+import { searchCollections } from '../../pipeline/retrieval/search.ts';
+import { Sessions } from '../../pipeline/session.ts';
+import { COLLECTIONS, type Collection } from '../../pipeline/types.ts';
+import type { Jobs } from '../jobs.ts';
+import { apiError, coded } from './errors.ts';
+import { askResult, indexJob, searchHits } from './mappers.ts';
+import { AskOptionsInput, AskResult, CollectionEnum, IndexJob, Instance, SearchResult } from './types.ts';
+
+/** Thin resolvers: check input, call the pipeline, map the result. */
+
+export interface ApiContext {
+  sessions: Sessions;
+  jobs: Jobs;
+  /** The request carried the configured API key. */
+  authenticated: boolean;
+  /** An API key is configured on the server. */
+  keyConfigured: boolean;
+}
+
+export const LIMITS = { questionChars: 2000, k: 50, chunks: 50 } as const;
+
+function text(name: string, value: string, max: number): string {
+  const v = value.trim();
+  if (!v) throw apiError('BAD_USER_INPUT', `${name} is empty`, { argument: name });
+  if (v.length > max) throw apiError('BAD_USER_INPUT', `${name} has ${v.length} characters; at most ${max} are allowed`, { argument: name });
+  return v;
+}
+
+function inRange(name: string, value: number | undefined, min: number, max: number): void {
+  if (value !== undefined && value !== null && !(value >= min && value <= max)) {
+    throw apiError('BAD_USER_INPUT', `${name} is ${value}; allowed: ${min} to ${max}`, { argument: name });
+  }
+}
+
+@Resolver()
+export class CitaResolver {
+  @Query(() => [Instance], { description: 'Configured repositories and their index status.' })
+  instances(@Ctx() ctx: ApiContext): Promise<Instance[]> {
+    return coded(() =>
+      Promise.all(
+        ctx.sessions.names().map(async (name) => {
+          const s = await ctx.sessions.status(name).catch(() => undefined);
+          const job = ctx.jobs.running(name);
+          const chunks = COLLECTIONS.map((c) => ({ collection: c, chunks: s?.chunks[c] ?? 0 }));
+          return {
+            name,
+            github: s?.github,
+            ref: s?.ref ?? '',
+            storeKind: s?.storeKind ?? 'unknown',
+            indexed: s?.indexed ?? false,
+            model: s?.model,
+            lastIndexed: s?.lastIndexed,
+            chunks,
+            totalChunks: chunks.reduce((a, c) => a + c.chunks, 0),
+            job: job && indexJob(job),
+          };
+        }),
+      ),
+    );
+  }
+
+  @Query(() => AskResult, { description: 'A routed, fused answer with verified citations, in English or Spanish.' })
+  ask(
+    @Ctx() ctx: ApiContext,
+    @Arg('instance', () => String) instance: string,
+    @Arg('question', () => String) question: string,
+    @Arg('options', () => AskOptionsInput, { nullable: true }) options?: AskOptionsInput,
+  ): Promise<AskResult> {
+    return coded(async () => {
+      const q = text('question', question, LIMITS.questionChars);
+      inRange('options.alpha', options?.alpha, 0, 1);
+      inRange('options.chunks', options?.chunks, 1, LIMITS.chunks);
+      if (options?.fusion != null && !['proportional', 'rrf'].includes(options.fusion)) {
+        throw apiError('BAD_USER_INPUT', `options.fusion is "${options.fusion}"; allowed: proportional, rrf`, { argument: 'options.fusion' });
+      }
+      const s = await ctx.sessions.ready(instance);
+      const result = await ask(Sessions.askDeps(s), q, {
+        fusion: options?.fusion != null ? { method: options.fusion as 'proportional' | 'rrf' } : undefined,
+        alpha: options?.alpha ?? undefined,
+        budget: options?.chunks != null ? { chunks: options.chunks } : undefined,
+        retrieveOnly: options?.retrieveOnly ?? false,
+      });
+      return askResult(s.config, result);
+    });
+  }
+
+  @Query(() => SearchResult, { description: 'Hybrid search (BM25 + dense) within each collection.' })
+  search(
+    @Ctx() ctx: ApiContext,
+    @Arg('instance', () => String) instance: string,
+    @Arg('query', () => String) query: string,
+    @Arg('sources', () => [CollectionEnum], { nullable: true }) sources?: Collection[],
+    @Arg('k', () => Int, { nullable: true, defaultValue: 10, description: 'hits per collection, 1 to 50' }) k?: number,
+    @Arg('alpha', () => Float, { nullable: true, description: 'dense weight in [0, 1]' }) alpha?: number,
+  ): Promise<SearchResult> {
+    return coded(async () => {
+      const q = text('query', query, LIMITS.questionChars);
+      inRange('k', k, 1, LIMITS.k);
+      inRange('alpha', alpha, 0, 1);
+      const s = await ctx.sessions.ready(instance);
+      const hybrid = { ...s.config.retrieval.hybrid, ...(alpha != null ? { alpha } : {}) };
+      const results = await searchCollections(s.store, s.embedder, q, sources?.length ? sources : COLLECTIONS, k ?? 10, hybrid);
+      return { query: q, alpha: hybrid.alpha, hits: searchHits(s.config, results) };
+    });
+  }
+
+  @Query(() => IndexJob, { description: 'Progress and result of an index job.' })
+  indexJob(@Ctx() ctx: ApiContext, @Arg('id', () => ID) id: string): Promise<IndexJob> {
+    return coded(() => {
+      const job = ctx.jobs.get(id);
+      if (!job) throw apiError('NOT_FOUND', `no index job ${id}`);
+      return indexJob(job);
+    });
+  }
+
+  @Mutation(() => IndexJob, {
+    description: 'Starts re-indexing in the background (one job per instance); readers keep the old index until the new one is complete. Needs the API key.',
+  })
+  reindex(
+    @Ctx() ctx: ApiContext,
+    @Arg('instance', () => String) instance: string,
+    @Arg('sources', () => [CollectionEnum], { nullable: true, description: 'collections to re-index (default: all)' }) sources?: Collection[],
+  ): Promise<IndexJob> {
+    return coded(async () => {
+      if (!ctx.authenticated) {
+        throw apiError('UNAUTHENTICATED', ctx.keyConfigured ? 'mutations need the API key (Authorization: Bearer <key>)' : 'mutations are disabled: the server has no API key (set CITA_API_KEY)');
+      }
+      return indexJob(await ctx.jobs.start(instance, sources ?? []));
+    });
+  }
+}

@@ -1,0 +1,224 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { Sessions } from '../pipeline/session.ts';
+import { isClientError } from './graphql/errors.ts';
+import { queryLimits } from './graphql/limits.ts';
+import type { ApiContext } from './graphql/resolvers.ts';
+import { citaSchema } from './graphql/schema.ts';
+import { Jobs } from './jobs.ts';
+
+/**
+ * `cita serve`: the GraphQL API at /graphql (Apollo Server on Node's own http server) and the web page
+ * at /. Binds 127.0.0.1 unless told otherwise; CORS is off unless origins are configured; mutations
+ * need the API key, and queries too when `keyForQueries` is set.
+ */
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  /** Project root (config/instances); default: found from the working directory. */
+  root?: string;
+  /** The API key; without one, mutations are refused. */
+  apiKey?: string;
+  /** Require the key for queries as well. */
+  keyForQueries?: boolean;
+  /** Origins allowed to call the API from a browser (exact matches, or `*`). */
+  corsOrigins?: string[];
+  /** How long shutdown waits for in-flight requests before cutting connections. */
+  drainMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting, finishes in-flight requests, stops index jobs at a safe point, frees the models. */
+  close(): Promise<void>;
+}
+
+const WEB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'web');
+const STATIC: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+};
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+const MAX_BODY = 64 * 1024;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+function keyMatches(req: http.IncomingMessage, key: string | undefined): boolean {
+  if (!key) return false;
+  const auth = req.headers.authorization;
+  const given = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : req.headers['x-api-key'];
+  return typeof given === 'string' && timingSafeEqual(digest(given), digest(key));
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size > MAX_BODY) {
+        reject(new BodyTooLarge(`request body over ${MAX_BODY} bytes`));
+        req.resume();
+      } else parts.push(d);
+    });
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+const errorBody = (code: string, message: string) => ({ errors: [{ message, extensions: { code } }] });
+
+export async function startServer(o: ServeOptions = {}): Promise<RunningServer> {
+  const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const sessions = new Sessions(o.root, log);
+  const jobs = new Jobs(sessions, log);
+  const cors = new Set(o.corsOrigins ?? []);
+
+  const apollo = new ApolloServer<ApiContext>({
+    schema: await citaSchema(),
+    validationRules: [queryLimits()],
+    includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+    formatError: (formatted, error) => {
+      const ext = formatted.extensions ?? {};
+      const code = ext.limit ? 'BAD_USER_INPUT' : ext.code;
+      if (isClientError(code)) {
+        const { stacktrace: _s, http: _h, ...rest } = ext as Record<string, unknown>;
+        return { ...formatted, extensions: { ...rest, code } };
+      }
+      const original = unwrapResolverError(error);
+      log(`internal error: ${original instanceof Error ? (original.stack ?? original.message) : String(original)}`);
+      return { message: 'internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    },
+  });
+  await apollo.start();
+
+  let inFlight = 0;
+  let closing = false;
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (closing) res.setHeader('connection', 'close');
+    const origin = req.headers.origin;
+    if (origin && (cors.has(origin) || cors.has('*'))) {
+      res.setHeader('access-control-allow-origin', cors.has('*') ? '*' : origin);
+      res.setHeader('vary', 'Origin');
+      res.setHeader('access-control-allow-headers', 'content-type, authorization, x-api-key, apollo-require-preflight');
+      res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204).end();
+      return;
+    }
+    const page = STATIC[url.pathname];
+    if (page && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': page.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS });
+      res.end(req.method === 'HEAD' ? undefined : fs.readFileSync(path.join(WEB, page.file)));
+      return;
+    }
+    if (url.pathname === '/healthz') {
+      sendJson(res, closing ? 503 : 200, { ok: !closing });
+      return;
+    }
+    if (url.pathname !== '/graphql') {
+      sendJson(res, 404, errorBody('NOT_FOUND', `no such page: ${url.pathname} (the API is at /graphql)`));
+      return;
+    }
+    const authenticated = keyMatches(req, o.apiKey);
+    if (o.keyForQueries && !authenticated) {
+      sendJson(res, 401, errorBody('UNAUTHENTICATED', 'this server needs the API key (Authorization: Bearer <key>)'));
+      return;
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req);
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        sendJson(res, 400, errorBody('BAD_REQUEST', 'the request body is not valid JSON'));
+        return;
+      }
+    }
+    const headers = new HeaderMap();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const request: HTTPGraphQLRequest = { method: (req.method ?? 'GET').toUpperCase(), headers, search: url.search, body };
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: request,
+      context: async () => ({ sessions, jobs, authenticated, keyConfigured: Boolean(o.apiKey) }),
+    });
+    for (const [k, v] of response.headers) res.setHeader(k, v);
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.end(response.body.string);
+    } else {
+      for await (const chunk of response.body.asyncIterator) res.write(chunk);
+      res.end();
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.on('close', () => inFlight--);
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof BodyTooLarge) {
+        if (!res.headersSent) sendJson(res, 413, errorBody('BAD_REQUEST', err.message));
+        return;
+      }
+      log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (!res.headersSent) sendJson(res, 500, errorBody('INTERNAL_SERVER_ERROR', 'internal server error'));
+      else res.end();
+    });
+  });
+  server.requestTimeout = 120_000;
+  server.headersTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 4000, o.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      closing = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive connections are closed now; busy ones after their response.
+      const deadline = Date.now() + (o.drainMs ?? 30_000);
+      while (inFlight > 0 && Date.now() < deadline) {
+        server.closeIdleConnections();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      server.closeAllConnections();
+      await stopped;
+      await jobs.stop();
+      await apollo.stop();
+      await sessions.close();
+    })());
+
+  return { url: `http://${host}:${address.port}`, port: address.port, close };
+}

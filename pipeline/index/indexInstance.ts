@@ -1,0 +1,91 @@
+import type { CitaConfig } from '../config/schema.ts';
+import {
+  discardRebuild,
+  openStore,
+  openVectorCache,
+  rebuildFile,
+  replaceIndex,
+  resolveIn,
+  scanSources,
+  type InstancePaths,
+} from '../instance.ts';
+import type { FileScan } from '../sources/files.ts';
+import { COLLECTIONS, type Chunk, type Collection, type Embedder } from '../types.ts';
+import { runIndex, type IndexProgress, type IndexSummary } from './indexer.ts';
+import { gatherIssueChunks } from './issueChunks.ts';
+
+/**
+ * One index run of an instance, as `cita index` and the API's `reindex` both do it: scan, gather the
+ * issues (incrementally), run the indexer (one final transaction), optionally build beside the old
+ * index and swap it in. The caller owns the embedder; the store and vector cache are opened and
+ * closed here.
+ */
+
+export interface IndexInstanceOptions {
+  config: CitaConfig;
+  paths: InstancePaths;
+  embedder: Embedder;
+  /** A scan already made by the caller (the CLI checks it first); scanned here otherwise. */
+  scan?: FileScan;
+  /**
+   * Collections to re-index; the others keep exactly the chunks they have (default: all).
+   * Unselected collections are passed through unchanged, so nothing of them is deleted or re-embedded.
+   */
+  sources?: Collection[];
+  dryRun?: boolean;
+  /** Build a fresh index beside the old one and replace it when complete (`cita index --rebuild`). */
+  rebuild?: boolean;
+  /** Called at every step; throwing from it aborts the run before anything is written. */
+  onProgress?: (p: IndexProgress) => void;
+  log?: (message: string) => void;
+}
+
+export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSummary> {
+  const { config, paths, embedder } = o;
+  const selected = new Set<Collection>(o.sources?.length ? o.sources : COLLECTIONS);
+  const fullScan = o.scan ?? scanSources(config, paths);
+  const scan: FileScan = selected.size === COLLECTIONS.length ? fullScan : { ...fullScan, documents: fullScan.documents.filter((d) => selected.has(d.collection)) };
+  const rebuild = Boolean(o.rebuild && !o.dryRun);
+  if (rebuild && selected.size !== COLLECTIONS.length) throw new Error('a rebuild re-indexes every collection; do not select sources');
+  if (rebuild) discardRebuild(paths);
+  const store = openStore(config, paths, embedder.dims, rebuild ? rebuildFile(paths) : paths.store);
+  const cache = openVectorCache(paths);
+  let complete = false;
+  try {
+    const chunking = { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow };
+    const issues = selected.has('issues')
+      ? await gatherIssueChunks({
+          config,
+          resolve: (p) => resolveIn(paths.root, p),
+          store,
+          counter: embedder,
+          chunking,
+          log: o.log ?? (() => {}),
+        })
+      : undefined;
+    // Collections not selected: their current chunks, unchanged (same ids, so no re-embedding).
+    const kept: Chunk[] = [];
+    for (const c of COLLECTIONS) if (!selected.has(c)) kept.push(...(await store.get(await store.ids(c))));
+    const summary = await runIndex({
+      extraChunks: [...(issues?.chunks ?? []), ...kept],
+      extraMeta: issues?.meta,
+      extraWarnings: issues?.warnings,
+      instance: config.name,
+      scan,
+      embedder,
+      store,
+      cache,
+      chunking,
+      batchSize: config.embedding.batchSize,
+      dryRun: o.dryRun,
+      onProgress: o.onProgress,
+    });
+    complete = true;
+    return summary;
+  } finally {
+    cache.close();
+    await store.close();
+    if (rebuild && complete) replaceIndex(paths, rebuildFile(paths));
+    else if (rebuild) discardRebuild(paths);
+  }
+}

@@ -1,0 +1,151 @@
+import { createGenerator } from './answer/generators/index.ts';
+import type { AskDeps } from './answer/ask.ts';
+import type { Generator } from './answer/types.ts';
+import { findRoot, listInstances, loadConfig } from './config/load.ts';
+import type { CitaConfig } from './config/schema.ts';
+import { hasIndex, openEmbedder, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
+import type { Store } from './store/store.ts';
+import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
+
+/**
+ * Long-lived instances for a server: each instance's config, paths, embedder, generator and store are
+ * opened once and shared by every request. The model engine runs one batch at a time, so the embedder
+ * is serialised here (questions and a background re-index take turns batch by batch).
+ */
+
+export class InstanceNotFoundError extends Error {}
+/** The instance is configured but has no usable index (never indexed, or built with another model). */
+export class IndexNotReadyError extends Error {}
+
+export interface Session {
+  name: string;
+  config: CitaConfig;
+  paths: InstancePaths;
+  embedder: Embedder;
+  generator: Generator;
+  /** Open once the index exists; readers see each committed index run (SQLite WAL). */
+  store?: Store;
+}
+
+export interface IndexStatus {
+  name: string;
+  github?: string;
+  ref: string;
+  storeKind: string;
+  indexed: boolean;
+  model?: string;
+  lastIndexed?: string;
+  chunks: Record<Collection, number>;
+}
+
+/** Runs calls one at a time, in order of arrival. */
+function serialized(embedder: Embedder): Embedder {
+  let tail: Promise<unknown> = Promise.resolve();
+  const queue = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  return {
+    get id() {
+      return embedder.id;
+    },
+    get dims() {
+      return embedder.dims;
+    },
+    get window() {
+      return embedder.window;
+    },
+    countTokens: (text) => embedder.countTokens(text),
+    embedQueries: (texts) => queue(() => embedder.embedQueries(texts)),
+    embedPassages: (texts) => queue(() => embedder.embedPassages(texts)),
+    close: () => queue(() => embedder.close()),
+  };
+}
+
+export class Sessions {
+  private readonly open = new Map<string, Promise<Session>>();
+  readonly root: string;
+
+  constructor(root = findRoot(), private readonly log: (m: string) => void = () => {}) {
+    this.root = root;
+  }
+
+  names(): string[] {
+    return listInstances(this.root);
+  }
+
+  /** Config and paths only: no model, no store. */
+  configOf(name: string): { config: CitaConfig; paths: InstancePaths } {
+    if (!/^[a-z0-9][a-z0-9._-]*$/.test(name) || !this.names().includes(name)) {
+      throw new InstanceNotFoundError(`no instance "${name}" (configured: ${this.names().join(', ') || 'none'})`);
+    }
+    const { config } = loadConfig(name, { root: this.root });
+    return { config, paths: resolvePaths(config, this.root) };
+  }
+
+  /** The instance with its embedder and generator loaded (once); the store when an index exists. */
+  async get(name: string): Promise<Session> {
+    let p = this.open.get(name);
+    if (!p) {
+      const { config, paths } = this.configOf(name);
+      p = (async () => {
+        const embedder = serialized(await openEmbedder(config, paths));
+        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log: this.log });
+        return { name, config, paths, embedder, generator };
+      })();
+      this.open.set(name, p);
+      p.catch(() => this.open.delete(name));
+    }
+    const s = await p;
+    if (!s.store && hasIndex(s.paths)) s.store = openStore(s.config, s.paths, s.embedder.dims);
+    return s;
+  }
+
+  /** A session that can answer: indexed, with the model the config uses. */
+  async ready(name: string): Promise<Session & { store: Store }> {
+    const { paths } = this.configOf(name);
+    if (!hasIndex(paths)) throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
+    const s = await this.get(name);
+    const store = s.store!;
+    const meta = await store.meta();
+    if (!meta.model || (await store.count()) === 0) throw new IndexNotReadyError(`instance "${name}" has an empty index: run \`cita index ${name}\``);
+    if (meta.model !== s.embedder.id) {
+      throw new IndexNotReadyError(`the index of "${name}" was built with ${meta.model} but the config uses ${s.embedder.id}: re-index it`);
+    }
+    return { ...s, store };
+  }
+
+  /** What `ask` needs, from a ready session. */
+  static askDeps(s: Session & { store: Store }): AskDeps {
+    return { config: s.config, store: s.store, embedder: s.embedder, generator: s.generator, checkout: s.paths.checkout };
+  }
+
+  /** Index status without loading a model. */
+  async status(name: string): Promise<IndexStatus> {
+    const { config, paths } = this.configOf(name);
+    const base = { name, github: config.repository.github, ref: config.repository.ref, storeKind: config.store.kind };
+    const chunks = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
+    if (!hasIndex(paths)) return { ...base, indexed: false, chunks };
+    const meta = await readMeta(paths);
+    const session = await this.open.get(name)?.catch(() => undefined);
+    const store = session?.store ?? openStore(config, paths, Number(meta.dims ?? 384));
+    try {
+      for (const c of COLLECTIONS) chunks[c] = await store.count(c);
+    } finally {
+      if (store !== session?.store) await store.close();
+    }
+    return { ...base, indexed: Boolean(meta.model), model: meta.model, lastIndexed: meta.indexedAt, chunks };
+  }
+
+  async close(): Promise<void> {
+    const sessions = await Promise.all([...this.open.values()].map((p) => p.catch(() => undefined)));
+    this.open.clear();
+    for (const s of sessions) {
+      if (!s) continue;
+      await s.generator.close?.();
+      await s.store?.close();
+      await s.embedder.close();
+    }
+  }
+}

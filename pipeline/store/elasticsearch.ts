@@ -1,0 +1,720 @@
+import { Client, errors } from '@elastic/elasticsearch';
+import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
+import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
+import type { ChangeSet, Store } from './store.ts';
+
+/** The client's constructor options (node, auth, tls, timeouts). */
+export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
+
+/**
+ * The Elasticsearch store: per instance and collection one index behind an alias.
+ *
+ * - Index names are `cita-<instance>-<collection>-<generation>` (generation: 6 digits); readers
+ *   always go through the alias `cita-<instance>-<collection>`. Meta lives in
+ *   `cita-<instance>-meta-<generation>` behind the alias `cita-<instance>-meta` (one document).
+ * - `apply` never writes to an index a reader can see. For every collection the change set touches
+ *   (and for meta) it builds the next generation: a copy of the current one plus the changes, then
+ *   refreshes it and moves all the touched aliases in ONE `_aliases` request, which Elasticsearch
+ *   applies atomically. A failure anywhere before the swap deletes the new generations and leaves
+ *   the aliases (and so every reader) on the old ones. The swap removes each old alias with
+ *   `must_exist`, so a concurrent writer that swapped first makes ours fail instead of losing its
+ *   changes. Cost: an apply copies the touched collections (fine for a repository's docs, code and
+ *   issues; an incremental run on a very large index pays a full copy of each touched collection).
+ * - BM25 runs on folded copies of title and text (accents removed here, so the analyzer can be the
+ *   standard one, which is all a node built from Maven Central has) plus the identifier parts from
+ *   `expandIdentifiers`, exactly the tokens the SQLite store adds.
+ * - Vectors: `dense_vector`, cosine, `index_options: {type: hnsw}` (9.x would default to a quantised
+ *   type). Elasticsearch scores cosine as (1 + cos) / 2; `knn` converts back to the similarity.
+ */
+
+/** Bumped when the mapping changes; an index with another version must be rebuilt, not guessed at. */
+export const ES_SCHEMA_VERSION = 1;
+
+/** bm25 field weights as in the SQLite store: a title hit says more than one in the body. */
+const BM25_FIELDS = ['title_search^2', 'text_search', 'identifiers'];
+
+/** Largest `size` of one search request (index.max_result_window) and `num_candidates` of kNN. */
+const MAX_WINDOW = 10_000;
+const PAGE = 1_000;
+
+export interface ElasticsearchStoreOptions {
+  /** Vector dimensions; fixed when the indices are created and checked on every open. */
+  dims: number;
+  /** Instance name: part of every index name (lowercase letters, digits, `.`, `_`, `-`). */
+  instance: string;
+  /** A ready client, or the options to build one (see `clientOptionsFromEnv`). */
+  client: Client | ClientOptions;
+  /** Analyzer of the text fields (default `standard`; e.g. a language analyzer on a real cluster). */
+  analyzer?: string;
+  /** Index prefix, default `cita`. */
+  prefix?: string;
+  /** Shards and replicas of new indices (default 1 and 0: one node). */
+  shards?: number;
+  replicas?: number;
+  /** Bulk requests: documents per request, concurrent requests, retries of rejected (429) items. */
+  bulk?: { flushBytes?: number; concurrency?: number; retries?: number; wait?: number };
+}
+
+/** Where the client's credentials and TLS come from: the environment, never a config file. */
+export interface ElasticsearchConnection {
+  url: string;
+  /** Environment variable holding an API key (base64 `id:key`), tried first. */
+  apiKeyEnv?: string;
+  /** Environment variables holding a user name and password for basic auth. */
+  usernameEnv?: string;
+  passwordEnv?: string;
+  /** PEM file of the CA that signed the cluster's certificate. */
+  caFile?: string;
+  /** Verify the server's certificate (default true). */
+  rejectUnauthorized?: boolean;
+  requestTimeoutMs?: number;
+  maxRetries?: number;
+}
+
+export async function clientOptionsFromEnv(
+  c: ElasticsearchConnection,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ClientOptions> {
+  const options: ClientOptions = {
+    node: c.url,
+    requestTimeout: c.requestTimeoutMs ?? 30_000,
+    maxRetries: c.maxRetries ?? 3,
+  };
+  const apiKey = c.apiKeyEnv ? env[c.apiKeyEnv] : undefined;
+  const username = c.usernameEnv ? env[c.usernameEnv] : undefined;
+  const password = c.passwordEnv ? env[c.passwordEnv] : undefined;
+  if (apiKey) options.auth = { apiKey };
+  else if (username !== undefined || password !== undefined) {
+    if (!username || password === undefined) {
+      throw new Error(`Elasticsearch basic auth needs both ${c.usernameEnv ?? 'usernameEnv'} and ${c.passwordEnv ?? 'passwordEnv'} set`);
+    }
+    options.auth = { username, password };
+  }
+  if (c.caFile !== undefined || c.rejectUnauthorized !== undefined) {
+    const { readFile } = await import('node:fs/promises');
+    options.tls = {
+      ...(c.caFile ? { ca: await readFile(c.caFile, 'utf8') } : {}),
+      rejectUnauthorized: c.rejectUnauthorized ?? true,
+    };
+  }
+  return options;
+}
+
+/** The document stored per chunk. */
+interface ChunkDoc {
+  id: string;
+  collection: Collection;
+  title: string;
+  text: string;
+  citation: Citation;
+  tokens: number;
+  symbols?: string[];
+  path: string;
+  start_line: number;
+  issue?: number;
+  comment_id?: number;
+  symbol_names: string[];
+  symbol_leaves: string[];
+  title_search: string;
+  text_search: string;
+  identifiers: string;
+  vector: number[];
+}
+
+type Source = Omit<ChunkDoc, 'vector'> & { vector?: number[] };
+
+/** Accents off (`configuración` → `configuracion`), as SQLite's `remove_diacritics 2`. */
+function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
+}
+
+/** The last part of a qualified name: `Class.method` → `method`. */
+function leafOf(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/** The terms of `ftsQuery` (whole identifiers, their parts, words), unquoted. */
+function queryTerms(query: string): string[] {
+  return [...ftsQuery(query).matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replaceAll('""', '"'));
+}
+
+function toDoc(chunk: StoredChunk): ChunkDoc {
+  const { citation } = chunk;
+  const title = chunk.title.normalize('NFC');
+  const text = chunk.text.normalize('NFC');
+  const names = new Set(chunk.symbols ?? []);
+  if (citation.symbol) names.add(citation.symbol);
+  const doc: ChunkDoc = {
+    id: chunk.id,
+    collection: chunk.collection,
+    title: chunk.title,
+    text: chunk.text,
+    citation,
+    tokens: chunk.tokens,
+    path: citation.path,
+    start_line: citation.startLine,
+    symbol_names: [...names],
+    symbol_leaves: [...new Set([...names].map(leafOf))],
+    title_search: fold(title),
+    text_search: fold(text),
+    identifiers: fold(expandIdentifiers(`${title}\n${text}`)),
+    vector: Array.from(chunk.vector),
+  };
+  if (chunk.symbols !== undefined) doc.symbols = chunk.symbols;
+  if (citation.issue !== undefined) doc.issue = citation.issue;
+  if (citation.commentId !== undefined) doc.comment_id = citation.commentId;
+  return doc;
+}
+
+function toChunk(source: Source): Chunk {
+  const chunk: Chunk = {
+    id: source.id,
+    collection: source.collection,
+    text: source.text,
+    title: source.title,
+    citation: source.citation,
+    tokens: source.tokens,
+  };
+  if (source.symbols !== undefined) chunk.symbols = source.symbols;
+  return chunk;
+}
+
+/** Fields every read needs: everything but the search copies and the vector. */
+const SOURCE_FIELDS = ['id', 'collection', 'title', 'text', 'citation', 'tokens', 'symbols'];
+
+function chunkMapping(dims: number, analyzer: string) {
+  const stored = { type: 'keyword', index: false, doc_values: false } as const;
+  return {
+    dynamic: 'strict' as const,
+    _meta: { cita_schema: ES_SCHEMA_VERSION },
+    properties: {
+      id: { type: 'keyword' as const },
+      collection: { type: 'keyword' as const },
+      title: { type: 'text' as const, index: false },
+      text: { type: 'text' as const, index: false },
+      citation: { type: 'object' as const, enabled: false },
+      tokens: { type: 'integer' as const, index: false },
+      symbols: stored,
+      path: { type: 'keyword' as const },
+      start_line: { type: 'integer' as const },
+      issue: { type: 'long' as const },
+      comment_id: { type: 'long' as const },
+      symbol_names: { type: 'keyword' as const },
+      symbol_leaves: { type: 'keyword' as const },
+      title_search: { type: 'text' as const, analyzer },
+      text_search: { type: 'text' as const, analyzer },
+      identifiers: { type: 'text' as const, analyzer },
+      vector: {
+        type: 'dense_vector' as const,
+        dims,
+        index: true,
+        similarity: 'cosine' as const,
+        index_options: { type: 'hnsw' as const },
+      },
+    },
+  };
+}
+
+/** Field → what the mapping must say, checked on open (a mismatch is a clear error, nothing deleted). */
+function expectedFields(dims: number): Record<string, Record<string, unknown>> {
+  return {
+    id: { type: 'keyword' },
+    collection: { type: 'keyword' },
+    path: { type: 'keyword' },
+    start_line: { type: 'integer' },
+    issue: { type: 'long' },
+    comment_id: { type: 'long' },
+    symbol_names: { type: 'keyword' },
+    symbol_leaves: { type: 'keyword' },
+    title_search: { type: 'text' },
+    text_search: { type: 'text' },
+    identifiers: { type: 'text' },
+    vector: { type: 'dense_vector', dims, similarity: 'cosine' },
+  };
+}
+
+const META_MAPPING = {
+  dynamic: 'strict' as const,
+  _meta: { cita_schema: ES_SCHEMA_VERSION },
+  properties: { values: { type: 'object' as const, enabled: false } },
+};
+
+/** Turns a client error into one a user can act on. */
+function explain(err: unknown, url: string, what: string): Error {
+  if (err instanceof errors.ConnectionError || err instanceof errors.TimeoutError || err instanceof errors.NoLivingConnectionsError) {
+    return new Error(`Elasticsearch at ${url} is unreachable while ${what}: ${err.message}. Is the node running (\`npm run es:start\`)?`, { cause: err });
+  }
+  if (err instanceof errors.ProductNotSupportedError) {
+    return new Error(`${url} is not Elasticsearch (the client's product check failed) while ${what}`, { cause: err });
+  }
+  if (err instanceof errors.ResponseError) {
+    const status = err.meta.statusCode;
+    if (status === 401) {
+      return new Error(`Elasticsearch at ${url} rejected the credentials (401) while ${what}; check the API key or user/password environment variables`, { cause: err });
+    }
+    if (status === 403) {
+      return new Error(`Elasticsearch at ${url} denied ${what} (403): the credentials lack the privilege`, { cause: err });
+    }
+    const body = err.meta.body as { error?: { type?: string; reason?: string } } | undefined;
+    const reason = body?.error ? `${body.error.type}: ${body.error.reason}` : err.message;
+    return new Error(`Elasticsearch error (${status}) while ${what}: ${reason}`, { cause: err });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+interface Generation {
+  alias: string;
+  /** Concrete index behind the alias. */
+  index: string;
+  generation: number;
+}
+
+export class ElasticsearchStore implements Store {
+  readonly kind = 'elasticsearch';
+  readonly dims: number;
+  readonly instance: string;
+  readonly client: Client;
+  private readonly url: string;
+  private readonly prefix: string;
+  private readonly analyzer: string;
+  private readonly settings: { number_of_shards: number; number_of_replicas: number };
+  private readonly bulkOptions: Required<NonNullable<ElasticsearchStoreOptions['bulk']>>;
+  private readonly ownsClient: boolean;
+
+  private constructor(options: ElasticsearchStoreOptions, client: Client, ownsClient: boolean) {
+    this.dims = options.dims;
+    this.instance = options.instance;
+    this.client = client;
+    this.ownsClient = ownsClient;
+    this.url = (client.connectionPool.connections[0]?.url.origin as string | undefined) ?? 'the configured node';
+    this.prefix = options.prefix ?? 'cita';
+    this.analyzer = options.analyzer ?? 'standard';
+    this.settings = { number_of_shards: options.shards ?? 1, number_of_replicas: options.replicas ?? 0 };
+    this.bulkOptions = { flushBytes: 5_000_000, concurrency: 2, retries: 3, wait: 1000, ...options.bulk };
+  }
+
+  /**
+   * Connects, checks the node, and creates the indices the first time. Throws (deleting nothing)
+   * when the node is unreachable, rejects the credentials, or an existing index has another
+   * mapping (other dimensions, other field types, another schema version).
+   */
+  static async open(options: ElasticsearchStoreOptions): Promise<ElasticsearchStore> {
+    const { dims, instance } = options;
+    if (!Number.isInteger(dims) || dims <= 0) throw new Error(`ElasticsearchStore: dims must be a positive integer, got ${String(dims)}`);
+    if (!/^[a-z0-9][a-z0-9._-]*$/.test(instance)) {
+      throw new Error(`ElasticsearchStore: instance ${JSON.stringify(instance)} must be lowercase letters, digits, ".", "_" or "-"`);
+    }
+    const ownsClient = !(options.client instanceof Client);
+    const client = options.client instanceof Client ? options.client : new Client(options.client);
+    const store = new ElasticsearchStore(options, client, ownsClient);
+    try {
+      await store.call('checking the cluster health', () => client.cluster.health({ wait_for_status: 'yellow', timeout: '30s' }));
+      for (const collection of COLLECTIONS) await store.ensure(store.alias(collection), chunkMapping(dims, store.analyzer), true);
+      await store.ensure(store.alias('meta'), META_MAPPING, false);
+    } catch (err) {
+      if (ownsClient) await client.close();
+      throw err;
+    }
+    return store;
+  }
+
+  private alias(name: Collection | 'meta'): string {
+    return `${this.prefix}-${this.instance}-${name}`;
+  }
+
+  private indexName(alias: string, generation: number): string {
+    return `${alias}-${String(generation).padStart(6, '0')}`;
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw explain(err, this.url, what);
+    }
+  }
+
+  /** The index behind an alias (null when the alias does not exist). */
+  private async current(alias: string): Promise<Generation | null> {
+    const exists = await this.call(`reading alias ${alias}`, () => this.client.indices.existsAlias({ name: alias }));
+    if (!exists) {
+      const concrete = await this.call(`checking index ${alias}`, () => this.client.indices.exists({ index: alias }));
+      if (concrete) {
+        throw new Error(
+          `Elasticsearch index ${alias} at ${this.url} is a concrete index, not cita's alias (an old or foreign layout); ` +
+            `nothing was changed or deleted. Move it away (reindex elsewhere, then delete it) or use another instance name.`,
+        );
+      }
+      return null;
+    }
+    const aliases = await this.call(`reading alias ${alias}`, () => this.client.indices.getAlias({ name: alias }));
+    const indices = Object.keys(aliases);
+    if (indices.length !== 1) throw new Error(`Elasticsearch alias ${alias} points at ${indices.length} indices (${indices.join(', ')}); expected one`);
+    const index = indices[0]!;
+    const generation = Number(/-(\d{6})$/.exec(index)?.[1] ?? NaN);
+    if (!index.startsWith(`${alias}-`) || !Number.isInteger(generation)) {
+      throw new Error(`Elasticsearch alias ${alias} points at ${index}, which is not one of cita's generations (${alias}-NNNNNN); nothing was changed`);
+    }
+    return { alias, index, generation };
+  }
+
+  /** Creates generation 1 behind the alias if there is none; checks the mapping of an existing one. */
+  private async ensure(alias: string, mapping: object, isChunks: boolean): Promise<void> {
+    const gen = await this.current(alias);
+    if (gen) {
+      await this.checkMapping(gen.index, isChunks);
+      return;
+    }
+    const index = this.indexName(alias, 1);
+    try {
+      await this.client.indices.create({ index, settings: this.indexSettings(), mappings: mapping, aliases: { [alias]: {} } });
+    } catch (err) {
+      if (err instanceof errors.ResponseError && err.meta.statusCode === 400 && /resource_already_exists/.test(JSON.stringify(err.meta.body))) {
+        // Another process created it meanwhile, or an orphan without the alias: check what is there.
+        const again = await this.current(alias);
+        if (again) return this.checkMapping(again.index, isChunks);
+        throw new Error(`Elasticsearch index ${index} exists without the alias ${alias} (an interrupted run or a foreign index); nothing was deleted. Delete it or add the alias.`);
+      }
+      throw explain(err, this.url, `creating index ${index}`);
+    }
+  }
+
+  private indexSettings() {
+    // Generations are written once, refreshed explicitly, then only read.
+    return { ...this.settings, refresh_interval: '-1' };
+  }
+
+  private async checkMapping(index: string, isChunks: boolean): Promise<void> {
+    const res = await this.call(`reading the mapping of ${index}`, () => this.client.indices.getMapping({ index }));
+    const mapping = Object.values(res)[0]?.mappings as { _meta?: { cita_schema?: unknown }; properties?: Record<string, Record<string, unknown>> } | undefined;
+    const rebuild = `nothing was changed or deleted; re-index with \`cita index ${this.instance} --rebuild\` after deleting the old indices (\`${this.alias('*' as Collection)}\`), or use another instance name`;
+    const version = mapping?._meta?.cita_schema;
+    if (version !== ES_SCHEMA_VERSION) {
+      throw new Error(`Elasticsearch index ${index}: mapping has cita schema version ${String(version)}, this cita writes ${ES_SCHEMA_VERSION}; ${rebuild}`);
+    }
+    if (!isChunks) return;
+    for (const [field, expected] of Object.entries(expectedFields(this.dims))) {
+      const actual = mapping?.properties?.[field];
+      for (const [key, value] of Object.entries(expected)) {
+        if (actual?.[key] !== value) {
+          throw new Error(
+            `Elasticsearch index ${index}: mapping conflict on field ${field}: ${key} is ${JSON.stringify(actual?.[key])}, ` +
+              `cita needs ${JSON.stringify(value)}; ${rebuild}`,
+          );
+        }
+      }
+    }
+  }
+
+  async apply(changes: ChangeSet): Promise<void> {
+    // Checked before anything is written: a bad chunk fails the set with nothing to undo.
+    const upserts = [...new Map(changes.upsert.map((c) => [c.id, c])).values()];
+    for (const chunk of upserts) this.checkChunk(chunk);
+    const meta = changes.meta ?? {};
+    const hasMeta = Object.keys(meta).length > 0;
+    if (upserts.length === 0 && changes.delete.length === 0 && !hasMeta) return;
+
+    // Where every id to remove lives now (an upsert may move a chunk to another collection).
+    const removed = new Set([...changes.delete, ...upserts.map((c) => c.id)]);
+    const locations = await this.locate([...removed]);
+    const touched = new Set<Collection>([...upserts.map((c) => c.collection), ...locations.values()]);
+    if (touched.size === 0 && !hasMeta) return;
+
+    const plans: { from: Generation; to: string }[] = [];
+    try {
+      for (const collection of touched) {
+        const from = await this.current(this.alias(collection));
+        if (!from) throw new Error(`Elasticsearch alias ${this.alias(collection)} disappeared; was the index deleted by hand?`);
+        const to = this.indexName(from.alias, await this.nextGeneration(from));
+        plans.push({ from, to });
+        await this.call(`creating index ${to}`, () =>
+          this.client.indices.create({ index: to, settings: this.indexSettings(), mappings: chunkMapping(this.dims, this.analyzer) }),
+        );
+        const skip = new Set([...locations].filter(([, c]) => c === collection).map(([id]) => id));
+        const docs = upserts.filter((c) => c.collection === collection).map(toDoc);
+        await this.copy(from.index, to, skip);
+        await this.bulkIndex(to, docs);
+        await this.call(`refreshing ${to}`, () => this.client.indices.refresh({ index: to }));
+      }
+      if (hasMeta) {
+        const from = await this.current(this.alias('meta'));
+        if (!from) throw new Error(`Elasticsearch alias ${this.alias('meta')} disappeared; was the index deleted by hand?`);
+        const to = this.indexName(from.alias, await this.nextGeneration(from));
+        plans.push({ from, to });
+        const values = { ...(await this.metaOf(from.index)), ...meta };
+        await this.call(`creating index ${to}`, () => this.client.indices.create({ index: to, settings: this.indexSettings(), mappings: META_MAPPING }));
+        await this.call(`writing meta to ${to}`, () => this.client.index({ index: to, id: 'meta', document: { values }, refresh: true }));
+      }
+      // One request: Elasticsearch moves every alias at once or none (must_exist: a concurrent swap fails ours).
+      await this.call('swapping aliases to the new generations', () =>
+        this.client.indices.updateAliases({
+          actions: plans.flatMap(({ from, to }) => [
+            { remove: { index: from.index, alias: from.alias, must_exist: true } },
+            { add: { index: to, alias: from.alias } },
+          ]),
+        }),
+      );
+    } catch (err) {
+      // Readers are still on the old generations: drop the half-built new ones.
+      const orphans = plans.map((p) => p.to);
+      if (orphans.length > 0) await this.client.indices.delete({ index: orphans, ignore_unavailable: true }).catch(() => undefined);
+      throw err;
+    }
+    // The old generations are unreachable now; a reader mid-request finishes on its shard copy.
+    await this.client.indices.delete({ index: plans.map((p) => p.from.index), ignore_unavailable: true }).catch(() => undefined);
+  }
+
+  /**
+   * Above every existing generation, not just the current one: an apply killed before its swap
+   * leaves an unaliased generation behind, which is never reused (nor deleted: it may be another
+   * writer's, still being built; that writer's swap then fails on `must_exist`, losing nothing).
+   */
+  private async nextGeneration(current: Generation): Promise<number> {
+    const found = await this.call(`listing generations of ${current.alias}`, () =>
+      this.client.indices.get({ index: `${current.alias}-*`, allow_no_indices: true, expand_wildcards: 'all', filter_path: ['*.settings.index.provided_name'] }),
+    );
+    let max = current.generation;
+    for (const name of Object.keys(found)) {
+      const m = new RegExp(`^${current.alias.replace(/[.]/g, '\\.')}-(\\d{6})$`).exec(name);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    return max + 1;
+  }
+
+  async upsert(chunks: StoredChunk[]): Promise<void> {
+    await this.apply({ upsert: chunks, delete: [] });
+  }
+
+  async delete(ids: string[]): Promise<void> {
+    await this.apply({ upsert: [], delete: ids });
+  }
+
+  private checkChunk(chunk: StoredChunk): void {
+    if (!COLLECTIONS.includes(chunk.collection)) {
+      throw new Error(`ElasticsearchStore ${this.instance}: chunk ${chunk.id} has collection ${JSON.stringify(chunk.collection)}; allowed: ${COLLECTIONS.join(', ')}`);
+    }
+    const v = chunk.vector as unknown;
+    if (!(v instanceof Float32Array) || v.length !== this.dims) {
+      const got = v instanceof Float32Array ? `${v.length} dimensions` : `a ${Object.prototype.toString.call(v)}`;
+      throw new Error(
+        `ElasticsearchStore ${this.instance}: chunk ${chunk.id} (${chunk.citation.path}) has a vector of ${got}; ` +
+          `this index holds Float32Array vectors of ${this.dims} dimensions`,
+      );
+    }
+    let norm = 0;
+    for (const x of chunk.vector) norm += x * x;
+    if (!(norm > 0) || !Number.isFinite(norm)) {
+      throw new Error(`ElasticsearchStore ${this.instance}: chunk ${chunk.id} (${chunk.citation.path}) has a zero or non-finite vector, which cosine similarity cannot score`);
+    }
+  }
+
+  /** Collection of each stored id among `ids`. */
+  private async locate(ids: string[]): Promise<Map<string, Collection>> {
+    const found = new Map<string, Collection>();
+    for (let i = 0; i < ids.length; i += PAGE) {
+      const batch = ids.slice(i, i + PAGE);
+      const res = await this.call('looking up chunk ids', () =>
+        this.client.search<{ collection: Collection }>({
+          index: this.aliases(),
+          query: { ids: { values: batch } },
+          _source: ['collection'],
+          size: batch.length,
+        }),
+      );
+      for (const hit of res.hits.hits) if (hit._id && hit._source) found.set(hit._id, hit._source.collection);
+    }
+    return found;
+  }
+
+  private aliases(collections: readonly Collection[] = COLLECTIONS): string[] {
+    return collections.map((c) => this.alias(c));
+  }
+
+  /** Copies every document of `from` except `skip` into `to`, vectors included. */
+  private async copy(from: string, to: string, skip: Set<string>): Promise<void> {
+    const docs: ChunkDoc[] = [];
+    for await (const source of this.scan<ChunkDoc>([from], { match_all: {} }, { exclude_vectors: false })) {
+      if (!skip.has(source.id)) docs.push(source);
+      if (docs.length >= PAGE) await this.bulkIndex(to, docs.splice(0));
+    }
+    await this.bulkIndex(to, docs);
+  }
+
+  /** Bulk-indexes documents with retries of rejected items and bounded concurrency; any dropped document fails. */
+  private async bulkIndex(index: string, docs: ChunkDoc[]): Promise<void> {
+    if (docs.length === 0) return;
+    const dropped: string[] = [];
+    const { flushBytes, concurrency, retries, wait } = this.bulkOptions;
+    await this.call(`bulk indexing into ${index}`, () =>
+      this.client.helpers.bulk<ChunkDoc>({
+        datasource: docs,
+        onDocument: (doc) => ({ index: { _index: index, _id: doc.id } }),
+        onDrop: (d) => dropped.push(`${d.document.id}: ${JSON.stringify(d.error)}`),
+        flushBytes,
+        concurrency,
+        retries,
+        wait,
+      }),
+    );
+    if (dropped.length > 0) {
+      throw new Error(`Elasticsearch rejected ${dropped.length} chunk(s) while indexing into ${index}; first: ${dropped[0]}`);
+    }
+  }
+
+  /** Every matching document's source, in id order, from one point in time (consistent across a swap). */
+  private async *scan<T>(index: string[], query: object, source: object | string[]): AsyncGenerator<T> {
+    const pit = await this.call('opening a point in time', () => this.client.openPointInTime({ index, keep_alive: '1m' }));
+    try {
+      let after: unknown[] | undefined;
+      for (;;) {
+        const res = await this.call('reading documents', () =>
+          this.client.search<T>({
+            pit: { id: pit.id, keep_alive: '1m' },
+            query,
+            _source: source as never,
+            size: PAGE,
+            sort: [{ id: 'asc' }],
+            ...(after ? { search_after: after as never } : {}),
+          }),
+        );
+        const hits = res.hits.hits;
+        for (const hit of hits) if (hit._source) yield hit._source;
+        if (hits.length < PAGE) return;
+        after = hits[hits.length - 1]!.sort;
+      }
+    } finally {
+      await this.client.closePointInTime({ id: pit.id }).catch(() => undefined);
+    }
+  }
+
+  private async metaOf(index: string): Promise<Record<string, string>> {
+    const res = await this.call('reading meta', () =>
+      this.client.search<{ values: Record<string, string> }>({ index, query: { ids: { values: ['meta'] } }, size: 1 }),
+    );
+    return res.hits.hits[0]?._source?.values ?? {};
+  }
+
+  async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
+    if (!COLLECTIONS.includes(collection)) {
+      throw new Error(`ElasticsearchStore: unknown collection ${JSON.stringify(collection)}; allowed: ${COLLECTIONS.join(', ')}`);
+    }
+    const terms = queryTerms(query).map(fold);
+    if (terms.length === 0 || k <= 0) return [];
+    const res = await this.call(`searching ${this.alias(collection)}`, () =>
+      this.client.search<Source>({
+        index: this.alias(collection),
+        query: { multi_match: { query: terms.join(' '), type: 'most_fields', fields: BM25_FIELDS, operator: 'or' } },
+        sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
+        track_scores: true,
+        size: Math.min(Math.floor(k), MAX_WINDOW),
+        _source: SOURCE_FIELDS,
+      }),
+    );
+    return res.hits.hits.map((hit) => ({ chunk: toChunk(hit._source!), score: hit._score ?? 0 }));
+  }
+
+  async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {
+    if (vector.length !== this.dims) {
+      throw new Error(`ElasticsearchStore ${this.instance}: query vector has ${vector.length} dimensions, the index ${this.dims}`);
+    }
+    if (k <= 0) return [];
+    const size = Math.min(Math.floor(k), MAX_WINDOW);
+    const res = await this.call(`kNN search on ${this.alias(collection)}`, () =>
+      this.client.search<Source>({
+        index: this.alias(collection),
+        knn: { field: 'vector', query_vector: Array.from(vector), k: size, num_candidates: Math.min(Math.max(size * 4, 100), MAX_WINDOW) },
+        size,
+        _source: SOURCE_FIELDS,
+      }),
+    );
+    // Elasticsearch scores cosine as (1 + cos) / 2; the Store contract's score is cos itself.
+    const hits = res.hits.hits.map((hit) => ({ chunk: toChunk(hit._source!), score: 2 * (hit._score ?? 0) - 1 }));
+    return hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
+  }
+
+  async get(ids: string[]): Promise<Chunk[]> {
+    if (ids.length === 0) return [];
+    const byId = new Map<string, Chunk>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += PAGE) {
+      const batch = unique.slice(i, i + PAGE);
+      // A search, not mget: it sees only refreshed (published) generations, like every other read.
+      const res = await this.call('reading chunks', () =>
+        this.client.search<Source>({ index: this.aliases(), query: { ids: { values: batch } }, size: batch.length, _source: SOURCE_FIELDS }),
+      );
+      for (const hit of res.hits.hits) byId.set(hit._source!.id, toChunk(hit._source!));
+    }
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async ids(collection?: Collection): Promise<string[]> {
+    const out: string[] = [];
+    const index = collection === undefined ? this.aliases() : [this.alias(collection)];
+    for await (const s of this.scan<{ id: string }>(index, { match_all: {} }, ['id'])) out.push(s.id);
+    return out;
+  }
+
+  async count(collection?: Collection): Promise<number> {
+    const index = collection === undefined ? this.aliases() : [this.alias(collection)];
+    const res = await this.call('counting chunks', () => this.client.count({ index }));
+    return res.count;
+  }
+
+  async lookupIssue(n: number): Promise<Chunk[]> {
+    const res = await this.call(`looking up issue #${n}`, () =>
+      this.client.search<Source>({
+        index: this.aliases(),
+        query: { term: { issue: n } },
+        sort: [{ comment_id: { order: 'asc', missing: '_first' } }, { start_line: 'asc' }, { id: 'asc' }],
+        size: MAX_WINDOW,
+        _source: SOURCE_FIELDS,
+      }),
+    );
+    return res.hits.hits.map((hit) => toChunk(hit._source!));
+  }
+
+  async lookupSymbol(name: string): Promise<Chunk[]> {
+    if (name === '') return [];
+    const suffix = `.${name}`;
+    const res = await this.call(`looking up symbol ${name}`, () =>
+      this.client.search<Source>({
+        index: this.aliases(),
+        query: { bool: { should: [{ term: { symbol_names: name } }, { term: { symbol_leaves: leafOf(name) } }], minimum_should_match: 1 } },
+        size: MAX_WINDOW,
+        _source: [...SOURCE_FIELDS, 'symbol_names'],
+      }),
+    );
+    const ranked = res.hits.hits.flatMap((hit) => {
+      const source = hit._source!;
+      const names = source.symbol_names ?? [];
+      const rank = names.includes(name) ? 0 : names.some((s) => s.endsWith(suffix)) ? 1 : -1;
+      return rank < 0 ? [] : [{ rank, chunk: toChunk(source) }];
+    });
+    const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+    ranked.sort(
+      (a, b) =>
+        a.rank - b.rank ||
+        cmp(a.chunk.citation.path, b.chunk.citation.path) ||
+        a.chunk.citation.startLine - b.chunk.citation.startLine ||
+        cmp(a.chunk.id, b.chunk.id),
+    );
+    return ranked.map((r) => r.chunk);
+  }
+
+  async meta(): Promise<Record<string, string>> {
+    return this.metaOf(this.alias('meta'));
+  }
+
+  /** Deletes every index and alias of the instance (tests, `--rebuild` cleanup). */
+  async dropAll(): Promise<void> {
+    // By name: clusters refuse wildcard deletes (action.destructive_requires_name, default true).
+    const pattern = `${this.prefix}-${this.instance}-*`;
+    const found = await this.call('listing indices', () => this.client.indices.get({ index: pattern, allow_no_indices: true, expand_wildcards: 'all' }));
+    const names = Object.keys(found);
+    if (names.length > 0) await this.call('deleting indices', () => this.client.indices.delete({ index: names, ignore_unavailable: true }));
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.close();
+  }
+}

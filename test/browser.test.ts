@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestProject } from './support/cli.ts';
+import { root } from './support/paths.ts';
+import { makeServedProject, serve, type Served } from './support/server.ts';
+
+/**
+ * The web page in a real browser: Debian's chromium driven by playwright-core. Skipped with a message
+ * when chromium is absent on a developer machine; in CI (CI=true) a missing chromium is a failure.
+ */
+
+const CHROMIUM = process.env.CITA_CHROMIUM ?? '/usr/bin/chromium';
+const present = fs.existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+export const SCREENSHOT = path.join(root, 'reports/screenshots/web-answer.png');
+
+if (!present && !inCi) {
+  process.stderr.write(`browser test skipped: no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CITA_CHROMIUM)\n`);
+}
+
+describe.skipIf(!present && !inCi)('web page in chromium', () => {
+  let p: TestProject;
+  let s: Served;
+  let context: BrowserContext;
+  let profile: string;
+  beforeAll(async () => {
+    if (!present) throw new Error(`chromium is required in CI but ${CHROMIUM} does not exist: apt-get install -y chromium`);
+    p = makeServedProject();
+    s = await serve(p);
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1100, height: 1400 },
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await s?.stop();
+    p?.cleanup();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('asks a question, shows the cited answer, route, slots and chunks, and opens a citation', async () => {
+    const page = await context.newPage();
+    const external: string[] = [];
+    page.on('request', (req) => {
+      if (!req.url().startsWith(s.url)) external.push(req.url());
+    });
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    await page.goto(s.url);
+    await expect.poll(() => page.locator('#instance option').count()).toBe(2);
+    await page.selectOption('#instance', 'demo');
+    await page.getByLabel(/Question/).fill('How do I skip a test on Windows?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('#result').waitFor({ state: 'visible' });
+
+    expect(await page.locator('#answer').textContent()).toMatch(/^According to .*skipif/s);
+    expect(await page.locator('#route-top').textContent()).toMatch(/Favoured: docs/);
+    expect(await page.locator('#slots-chart rect').count()).toBe(3);
+    expect(await page.locator('#slots-caption').textContent()).toMatch(/^proportional: docs \d+/);
+    expect(await page.locator('#blocks tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.locator('#blocks tbody tr').first().textContent()).toMatch(/docs\/guide\.md/);
+
+    // A marker in the answer opens its source: the snippet and the GitHub permalink.
+    await page.locator('#answer button.marker').first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+    expect(await dialog.locator('#citation-title').textContent()).toMatch(/^\[1\] docs\/guide\.md:\d+-\d+$/);
+    expect(await dialog.locator('#citation-snippet').textContent()).toContain('skipif');
+    expect(await dialog.getByRole('link', { name: 'Open on GitHub' }).getAttribute('href')).toMatch(
+      /^https:\/\/github\.com\/acme\/widgets\/blob\/v1\.0\/docs\/guide\.md#L\d+-L\d+$/,
+    );
+    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(fs.statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
+
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    // The list of sources opens the same dialog.
+    await page.locator('#citations button.cite').first().click();
+    await dialog.waitFor({ state: 'visible' });
+
+    expect(external).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('shows an error the user can act on', async () => {
+    const page = await context.newPage();
+    await page.goto(s.url);
+    await expect.poll(() => page.locator('#instance option').count()).toBe(2);
+    await page.selectOption('#instance', 'empty');
+    await page.getByLabel(/Question/).fill('anything');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toMatch(/no index yet.*\(INDEX_NOT_READY\)/);
+  });
+});

@@ -1,0 +1,303 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestProject } from './support/cli.ts';
+import { ASK, gql, makeServedProject, serve, type Served } from './support/server.ts';
+
+/** `cita serve` end to end over real HTTP: real model, embedded SQLite store, extractive answers. */
+
+const KEY = 'test-key-123';
+const codeOf = (body: any) => body.errors?.[0]?.extensions?.code;
+
+describe('cita serve: GraphQL API', () => {
+  let p: TestProject;
+  let s: Served;
+  beforeAll(async () => {
+    p = makeServedProject();
+    s = await serve(p, [], { CITA_API_KEY: KEY });
+  });
+  afterAll(async () => {
+    await s?.stop();
+    p?.cleanup();
+  });
+
+  const ask = async (question: string, options?: Record<string, unknown>) => {
+    const r = await gql(s.url, ASK, { instance: 'demo', question, options });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.status).toBe(200);
+    return r.body.data.ask;
+  };
+
+  it('lists the configured instances with their index status', async () => {
+    const r = await gql(s.url, '{ instances { name indexed model lastIndexed storeKind totalChunks chunks { collection chunks } job { id } } }');
+    const [demo, empty] = [r.body.data.instances.find((i: any) => i.name === 'demo'), r.body.data.instances.find((i: any) => i.name === 'empty')];
+    expect(demo).toMatchObject({ indexed: true, storeKind: 'sqlite', job: null });
+    expect(demo.model).toMatch(/multilingual-e5-small/);
+    expect(Date.parse(demo.lastIndexed)).toBeGreaterThan(0);
+    expect(demo.chunks.map((c: any) => c.collection)).toEqual(['docs', 'code', 'issues']);
+    expect(demo.chunks.every((c: any) => c.chunks > 0)).toBe(true);
+    expect(demo.totalChunks).toBe(demo.chunks.reduce((a: number, c: any) => a + c.chunks, 0));
+    expect(empty).toMatchObject({ indexed: false, totalChunks: 0 });
+  });
+
+  it.each([
+    ['How do I skip a test on Windows?', 'en', 'According to'],
+    ['¿Cómo omito un test en Windows?', 'es', 'Según'],
+  ])('answers with resolved citations, route, slots, scored blocks and timings: %s', async (question, lang, lead) => {
+    const r = await ask(question);
+    expect(r.language).toBe(lang);
+    expect(r.answer.text.startsWith(lead)).toBe(true);
+    expect(r.answer.text).toContain('skipif');
+    expect(r.answer.unsupported).toEqual([]);
+    expect(r.answer.invalid).toEqual([]);
+    const cited = r.answer.citations.find((c: any) => c.path === 'docs/guide.md');
+    expect(cited).toMatchObject({ collection: 'docs', verified: true, headings: ['Guide', 'Skipping tests'] });
+    expect(cited.url).toMatch(/^https:\/\/github\.com\/acme\/widgets\/blob\/v1\.0\/docs\/guide\.md#L\d+-L\d+$/);
+    expect(cited.snippet).toContain('skipif');
+    expect(r.route.top).toBe('docs');
+    expect(r.route.reasons.length).toBeGreaterThan(0);
+    expect(r.route.weights.find((w: any) => w.collection === 'docs').weight).toBe(1);
+    expect(r.slots.map((x: any) => x.collection)).toEqual(['docs', 'code', 'issues']);
+    expect(r.slots.reduce((a: number, x: any) => a + x.slots, 0)).toBeGreaterThan(0);
+    expect(r.blocks[0]).toMatchObject({ marker: 1, citation: { collection: 'docs', path: 'docs/guide.md' }, scores: { via: 'search' } });
+    expect(typeof r.blocks[0].scores.fused).toBe('number');
+    expect(typeof r.blocks[0].scores.dense).toBe('number');
+    expect(r.timings.map((t: any) => t.step)).toEqual(expect.arrayContaining(['embed', 'retrieve', 'generate', 'verify']));
+  });
+
+  it('routes an issue question to the issue, looked up directly, with its URL', async () => {
+    const r = await ask('Where is the bug from issue #42?');
+    expect(r.route.top).toBe('issues');
+    expect(r.route.issueLookups).toEqual([42]);
+    expect(r.blocks[0]).toMatchObject({ citation: { issue: 42, url: 'https://github.com/acme/widgets/issues/42' }, scores: { via: 'lookup' } });
+    expect(r.slots.find((x: any) => x.collection === 'code').query).toContain('Issue #42');
+  });
+
+  it('takes per-question options: fusion method, context size, retrieval only', async () => {
+    const r = await ask('How do I install widgets?', { fusion: 'rrf', chunks: 2, retrieveOnly: true });
+    expect(r.fusionMethod).toBe('rrf');
+    expect(r.answer).toBeNull();
+    expect(r.blocks.length).toBeLessThanOrEqual(2);
+  });
+
+  it('searches chosen collections: hits with citations and BM25, dense and combined scores', async () => {
+    const r = await gql(
+      s.url,
+      'query($q: String!) { search(instance: "demo", query: $q, sources: [code, issues], k: 3) { query alpha hits { rank title snippet score bm25 dense bm25Norm denseNorm citation { collection path startLine endLine symbol issue url } } } }',
+      { q: 'parse_config empty file' },
+    );
+    expect(r.body.errors).toBeUndefined();
+    const { hits, alpha } = r.body.data.search;
+    expect(alpha).toBe(0.5);
+    expect(new Set(hits.map((h: any) => h.citation.collection))).toEqual(new Set(['code', 'issues']));
+    const code = hits.find((h: any) => h.citation.symbol === 'parse_config');
+    expect(code).toMatchObject({ rank: 1, citation: { path: 'src/loader.py' } });
+    expect(code.citation.url).toMatch(/^https:\/\/github\.com\/acme\/widgets\/blob\/v1\.0\/src\/loader\.py#L5-L8$/);
+    expect(code.bm25).toBeGreaterThan(0);
+    expect(code.dense).toBeGreaterThan(0);
+    expect(hits.find((h: any) => h.citation.issue === 42).citation.url).toBe('https://github.com/acme/widgets/issues/42');
+    expect(hits.filter((h: any) => h.citation.collection === 'code').length).toBeLessThanOrEqual(3);
+  });
+
+  it('re-indexes in the background while another client keeps asking: no errors, no empty answers', async () => {
+    p.write('docs/deploy.md', '# Deploying\n\n## Containers\n\nBuild the container image with the widgets-docker command, then push it to your registry.\n');
+    const before = (await gql(s.url, '{ instances { name totalChunks } }')).body.data.instances.find((i: any) => i.name === 'demo').totalChunks;
+    const auth = { authorization: `Bearer ${KEY}` };
+    const started = await gql(s.url, 'mutation { reindex(instance: "demo") { id state sources } }', {}, auth);
+    expect(started.body.errors).toBeUndefined();
+    const job = started.body.data.reindex;
+    expect(job).toMatchObject({ state: 'running', sources: ['docs', 'code', 'issues'] });
+
+    let done = false;
+    const answers: any[] = [];
+    const asker = async () => {
+      // Keep asking until the job is over, and a few times after the swap.
+      for (let after = 0; after < 3; ) {
+        const r = await gql(s.url, ASK, { instance: 'demo', question: 'How do I skip a test on Windows?' });
+        answers.push(r.body);
+        if (done) after++;
+      }
+    };
+    const poll = async () => {
+      for (;;) {
+        const r = await gql(s.url, 'query($id: ID!) { indexJob(id: $id) { state phase done total error result { chunks added removed embedded collections { collection chunks } } } }', { id: job.id });
+        const j = r.body.data.indexJob;
+        if (j.state !== 'running') {
+          done = true;
+          return j;
+        }
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    };
+    const [finished] = await Promise.all([poll(), asker(), asker()]);
+    expect(finished.error).toBeNull();
+    expect(finished.state).toBe('succeeded');
+    expect(finished.result.added).toBeGreaterThan(0);
+    expect(answers.length).toBeGreaterThanOrEqual(6);
+    for (const a of answers) {
+      expect(a.errors).toBeUndefined();
+      expect(a.data.ask.answer.text.length).toBeGreaterThan(0);
+      expect(a.data.ask.answer.citations.length).toBeGreaterThan(0);
+    }
+    const after = (await gql(s.url, '{ instances { name totalChunks } }')).body.data.instances.find((i: any) => i.name === 'demo').totalChunks;
+    expect(after).toBe(finished.result.chunks);
+    expect(after).toBeGreaterThan(before);
+    const r = await ask('How do I build the container image?');
+    expect(r.answer.citations.some((c: any) => c.path === 'docs/deploy.md')).toBe(true);
+  });
+
+  it('re-indexes only the chosen collections, keeping the others', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const started = await gql(s.url, 'mutation { reindex(instance: "demo", sources: [docs]) { id sources } }', {}, auth);
+    expect(started.body.data.reindex.sources).toEqual(['docs']);
+    let j: any;
+    do {
+      await new Promise((res) => setTimeout(res, 50));
+      j = (await gql(s.url, 'query($id: ID!) { indexJob(id: $id) { state error result { removed collections { collection chunks } } } }', { id: started.body.data.reindex.id })).body.data.indexJob;
+    } while (j.state === 'running');
+    expect(j).toMatchObject({ state: 'succeeded', error: null, result: { removed: 0 } });
+    expect(j.result.collections.every((c: any) => c.chunks > 0)).toBe(true);
+  });
+
+  describe('errors carry codes and no stack traces', () => {
+    const expectCode = async (query: string, code: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+      const r = await gql(s.url, query, variables, headers);
+      expect(codeOf(r.body), JSON.stringify(r.body)).toBe(code);
+      for (const e of r.body.errors) {
+        expect(e.extensions.stacktrace).toBeUndefined();
+        expect(JSON.stringify(e)).not.toMatch(/\.ts:\d+|at \w+ \(/);
+      }
+      return r;
+    };
+
+    it('BAD_USER_INPUT: empty or too long question, k out of range, bad options, too costly queries', async () => {
+      await expectCode(ASK, 'BAD_USER_INPUT', { instance: 'demo', question: '   ' });
+      await expectCode(ASK, 'BAD_USER_INPUT', { instance: 'demo', question: 'why '.repeat(600) });
+      await expectCode(ASK, 'BAD_USER_INPUT', { instance: 'demo', question: 'x', options: { fusion: 'magic' } });
+      await expectCode(ASK, 'BAD_USER_INPUT', { instance: 'demo', question: 'x', options: { alpha: 2 } });
+      await expectCode('{ search(instance: "demo", query: "x", k: 500) { alpha } }', 'BAD_USER_INPUT');
+      await expectCode('{ search(instance: "demo", query: "x", k: 0) { alpha } }', 'BAD_USER_INPUT');
+      const many = Array.from({ length: 6 }, (_, i) => `a${i}: ask(instance: "demo", question: "x") { language }`).join(' ');
+      const costly = await expectCode(`{ ${many} }`, 'BAD_USER_INPUT');
+      expect(costly.body.errors[0].message).toMatch(/costs \d+; at most/);
+    });
+
+    it('BAD_USER_INPUT for a query nested deeper than the limit', async () => {
+      const nested = `{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } instances { name } }`;
+      const introspection = await gql(s.url, nested);
+      expect(introspection.body.errors).toBeUndefined(); // introspection is bounded by the schema itself
+      const { queryLimits } = await import('../api/graphql/limits.ts');
+      const { buildSchema, parse, validate } = await import('graphql');
+      const schema = buildSchema('type Q { n: N } type N { n: N v: Int } schema { query: Q }');
+      const deep = parse(`{ ${'n { '.repeat(9)}v${' }'.repeat(9)} }`);
+      const errors = validate(schema, deep, [queryLimits()]);
+      expect(errors[0]?.message).toMatch(/10 levels deep; at most 8/);
+      expect(validate(schema, parse(`{ ${'n { '.repeat(6)}v${' }'.repeat(6)} }`), [queryLimits()])).toEqual([]);
+    });
+
+    it('NOT_FOUND: unknown instance, unknown job', async () => {
+      await expectCode(ASK, 'NOT_FOUND', { instance: 'nope', question: 'x' });
+      await expectCode(ASK, 'NOT_FOUND', { instance: '../config', question: 'x' });
+      await expectCode('{ indexJob(id: "no-such-job") { id } }', 'NOT_FOUND');
+      await expectCode('mutation { reindex(instance: "nope") { id } }', 'NOT_FOUND', {}, { authorization: `Bearer ${KEY}` });
+    });
+
+    it('INDEX_NOT_READY: a configured instance that was never indexed', async () => {
+      const r = await expectCode(ASK, 'INDEX_NOT_READY', { instance: 'empty', question: 'x' });
+      expect(r.body.errors[0].message).toMatch(/no index yet/);
+      await expectCode('{ search(instance: "empty", query: "x") { alpha } }', 'INDEX_NOT_READY');
+    });
+
+    it('UNAUTHENTICATED: a mutation without the key or with a wrong one', async () => {
+      await expectCode('mutation { reindex(instance: "demo") { id } }', 'UNAUTHENTICATED');
+      await expectCode('mutation { reindex(instance: "demo") { id } }', 'UNAUTHENTICATED', {}, { authorization: 'Bearer wrong' });
+      await expectCode('mutation { reindex(instance: "demo") { id } }', 'UNAUTHENTICATED', {}, { 'x-api-key': 'wrong' });
+    });
+
+    it('CONFLICT: one index job per instance at a time', async () => {
+      const r = await expectCode('mutation { a: reindex(instance: "demo") { id } b: reindex(instance: "demo") { id } }', 'CONFLICT', {}, { 'x-api-key': KEY });
+      // The first started a job; the second names it (data is null: a failed non-null mutation field nulls it).
+      const jobId = r.body.errors[0].extensions.jobId;
+      expect(r.body.errors[0].path).toEqual(['b']);
+      let state = 'running';
+      while (state === 'running') {
+        await new Promise((res) => setTimeout(res, 50));
+        state = (await gql(s.url, 'query($id: ID!) { indexJob(id: $id) { state } }', { id: jobId })).body.data.indexJob.state;
+      }
+      expect(state).toBe('succeeded');
+    });
+
+    it('malformed requests: invalid JSON, unknown fields, oversized bodies', async () => {
+      const bad = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+      expect(bad.status).toBe(400);
+      expect(codeOf(await bad.json())).toBe('BAD_REQUEST');
+      await expectCode('{ nothing }', 'GRAPHQL_VALIDATION_FAILED');
+      const big = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ instances { name } } # ${'x'.repeat(100_000)}` }) });
+      expect(big.status).toBe(413);
+    });
+  });
+
+  it('sends no CORS headers unless origins are configured', async () => {
+    const res = await fetch(`${s.url}/graphql`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const post = await gql(s.url, '{ instances { name } }', {}, { origin: 'https://evil.example' });
+    expect(post.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('serves its own page at / with no CDN: no external scripts or styles', async () => {
+    const res = await fetch(`${s.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    const html = await res.text();
+    expect(html).toContain('<script type="module" src="/app.js">');
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    const js = await (await fetch(`${s.url}/app.js`)).text();
+    expect(js).not.toMatch(/import .* from ['"]https?:/);
+    expect((await fetch(`${s.url}/app.css`)).status).toBe(200);
+    expect((await fetch(`${s.url}/no-such-page`)).status).toBe(404);
+  });
+
+  it('shuts down gracefully: requests in flight are answered, then the process exits cleanly', async () => {
+    const pending = Array.from({ length: 6 }, (_, i) => gql(s.url, ASK, { instance: 'demo', question: `How do I install widgets? (${i})` }));
+    await Promise.race(pending);
+    const code = s.stop();
+    const results = await Promise.all(pending);
+    for (const r of results) {
+      expect(r.body.errors).toBeUndefined();
+      expect(r.body.data.ask.answer.text.length).toBeGreaterThan(0);
+    }
+    expect(await code).toBe(0);
+    await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('cita serve --require-key, --cors', () => {
+  let p: TestProject;
+  let s: Served;
+  beforeAll(async () => {
+    p = makeServedProject();
+    s = await serve(p, ['--require-key', '--cors', 'http://app.example'], { CITA_API_KEY: KEY });
+  });
+  afterAll(async () => {
+    await s?.stop();
+    p?.cleanup();
+  });
+
+  it('needs the key for queries too when configured', async () => {
+    const anon = await gql(s.url, '{ instances { name } }');
+    expect(anon.status).toBe(401);
+    expect(codeOf(anon.body)).toBe('UNAUTHENTICATED');
+    const keyed = await gql(s.url, '{ instances { name } }', {}, { authorization: `Bearer ${KEY}` });
+    expect(keyed.body.data.instances.map((i: any) => i.name)).toEqual(['demo', 'empty']);
+  });
+
+  it('allows the configured origin only', async () => {
+    const ok = await fetch(`${s.url}/graphql`, { method: 'OPTIONS', headers: { origin: 'http://app.example', 'access-control-request-method': 'POST' } });
+    expect(ok.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    const other = await fetch(`${s.url}/graphql`, { method: 'OPTIONS', headers: { origin: 'http://other.example', 'access-control-request-method': 'POST' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses to start with --require-key and no key', async () => {
+    await expect(serve(p, ['--require-key'], { CITA_API_KEY: '' })).rejects.toThrow(/needs an API key/);
+  });
+});

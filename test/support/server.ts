@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { expect } from 'vitest';
+import { cita, citaAsync, makeProject, type TestProject } from './cli.ts';
+import { modelDir } from './paths.ts';
+
+/** A small indexed project (docs, code, one issue) and a running `cita serve` over it. */
+
+export const GUIDE = `# Guide
+
+## Skipping tests
+
+Use the skip marker to skip a test unconditionally. Use skipif with a condition to skip a test only on
+some platforms, for example on Windows. Skipped tests are reported in the summary.
+
+## Installing
+
+Install the package with pip install widgets. Then run the widgets command from any folder.
+`;
+
+export const LOADER = `"""Reading configuration files."""
+import json
+
+
+def parse_config(path):
+    """Read a JSON configuration file and return a dict of settings."""
+    with open(path) as fh:
+        return json.load(fh)
+`;
+
+const ISSUES = [
+  {
+    number: 42,
+    title: 'parse_config crashes on an empty file',
+    body: 'Calling parse_config on an empty JSON file raises a JSONDecodeError instead of returning an empty dict.',
+    state: 'open',
+    html_url: 'https://github.com/acme/widgets/issues/42',
+    labels: [{ name: 'bug' }],
+    user: { login: 'reporter' },
+    created_at: '2024-01-01T00:00:00Z',
+    updated_at: '2024-01-01T00:00:00Z',
+  },
+];
+
+/** `demo` (indexed, real model) and `empty` (configured, never indexed). */
+export function makeServedProject(): TestProject {
+  const p = makeProject();
+  p.write('docs/guide.md', GUIDE);
+  p.write('src/loader.py', LOADER);
+  fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
+  const model = `embedding:\n  dir: ${path.dirname(modelDir)}\n`;
+  p.setInstance(
+    ['name: demo', 'repository:', '  path: repo', '  github: acme/widgets', '  ref: v1.0', 'sources:', '  issues:', '    kind: file', '    file: issues.json', model].join('\n'),
+  );
+  p.setInstance(['name: empty', 'repository:', '  path: repo', model].join('\n'), 'empty');
+  const r = cita(p, ['index', 'demo']);
+  expect(r.stderr.includes('Error')).toBe(false);
+  expect(r.code).toBe(0);
+  return p;
+}
+
+export interface Served {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `cita serve --port 0 …` and waits for the address it prints. */
+export async function serve(p: TestProject, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const child = citaAsync(p, ['serve', '--port', '0', ...args], env);
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += String(d)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cita serve did not start: ${stderr}`)), 60_000);
+    child.stdout.on('data', (d) => {
+      stdout += String(d);
+      const m = /serving on (http:\/\/[^\s]+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void exited.then((code) => reject(new Error(`cita serve exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export interface GqlResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export async function gql(url: string, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<GqlResponse> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+export const ASK = `query Ask($instance: String!, $question: String!, $options: AskOptionsInput) {
+  ask(instance: $instance, question: $question, options: $options) {
+    question language
+    answer { text language generator noAnswer unsupported invalid { marker problem }
+      citations { marker collection path startLine endLine headings symbol issue commentId url snippet verified } }
+    route { top language reasons weights { collection weight } issueLookups symbolLookups }
+    fusionMethod
+    slots { collection slots fit query }
+    blocks { marker title text cut citation { collection path startLine endLine url issue } scores { bm25 dense fused via } }
+    timings { step ms }
+  }
+}`;
