@@ -14,6 +14,8 @@ export interface Job {
   instance: string;
   sources: Collection[];
   state: 'running' | 'succeeded' | 'failed';
+  /** Built beside the old index and swapped in when complete. */
+  rebuild: boolean;
   phase?: string;
   done: number;
   total: number;
@@ -47,7 +49,7 @@ export class Jobs {
     return [...this.jobs.values()].find((j) => j.instance === instance && j.state === 'running');
   }
 
-  async start(instance: string, sources: Collection[] = []): Promise<Job> {
+  async start(instance: string, sources: Collection[] = [], rebuild = false): Promise<Job> {
     if (this.stopping) throw new Error('the server is shutting down');
     const busy = this.running(instance);
     if (busy) throw new JobAlreadyRunningError(busy);
@@ -57,6 +59,7 @@ export class Jobs {
       instance,
       sources: sources.length ? [...new Set(sources)] : [...COLLECTIONS],
       state: 'running',
+      rebuild,
       done: 0,
       total: 0,
       startedAt: new Date().toISOString(),
@@ -75,7 +78,8 @@ export class Jobs {
         config: s.config,
         paths: s.paths,
         embedder: s.embedder,
-        sources: job.sources,
+        sources: job.rebuild ? undefined : job.sources,
+        rebuild: job.rebuild,
         log: (m) => this.log(`[${job.instance}] ${m}`),
         onProgress: (p) => {
           if (this.stopping) throw new Error('interrupted by server shutdown; the previous index is unchanged');
@@ -84,7 +88,7 @@ export class Jobs {
           job.total = p.total;
         },
       });
-      // An index created by this run is opened for readers now.
+      // An index created or swapped in by this run is opened for readers now.
       await this.sessions.get(job.instance);
       job.state = 'succeeded';
     } catch (err) {

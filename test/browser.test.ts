@@ -15,7 +15,8 @@ import { makeServedProject, serve, type Served } from './support/server.ts';
 const CHROMIUM = process.env.CITA_CHROMIUM ?? '/usr/bin/chromium';
 const present = fs.existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
-export const SCREENSHOT = path.join(root, 'reports/screenshots/web-answer.png');
+/** Outside git (.cita/ is ignored), so a test run leaves the tree clean. */
+export const SCREENSHOT = process.env.CITA_SCREENSHOT ?? path.join(root, '.cita/screenshots/web-answer.png');
 
 if (!present && !inCi) {
   process.stderr.write(`browser test skipped: no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CITA_CHROMIUM)\n`);

@@ -184,7 +184,7 @@ describe('the pytest issues export', () => {
     const chunks = JSON.parse(shown.stdout);
     expect(chunks[0].citation).toMatchObject({ issue: 7432, url: 'https://github.com/pytest-dev/pytest/issues/7432' });
     expect(chunks[0].text).toContain('Issue #7432: skipping: --runxfail breaks pytest.mark.skip location reporting');
-  });
+  }, 600_000);
 
   it('reports broken export entries by index and field and indexes the rest', () => {
     const broken = path.join(p.dir, 'broken.json');

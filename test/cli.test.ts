@@ -206,5 +206,5 @@ describe('kill -9 during indexing', () => {
     expect(s.plan.embedded + s.plan.fromCache).toBe(s.plan.added);
     const after = JSON.parse(cita(p, ['search', 'demo', 'option number 3905', '--alpha', '0', '--json']).stdout);
     expect(after.results.docs[0].chunk.citation.path).toBe('docs/page39.md');
-  });
+  }, 600_000);
 });

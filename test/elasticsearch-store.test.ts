@@ -147,6 +147,22 @@ if (unavailable !== null) {
       }
     });
 
+    it('queues concurrent applies of one store instead of losing one', async () => {
+      const store = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance: instanceName(), client });
+      try {
+        await Promise.all([
+          store.upsert([makeChunk('a', 'docs', 'first writer')]),
+          store.upsert([makeChunk('b', 'docs', 'second writer')]),
+          store.apply({ upsert: [], delete: [], meta: { k: 'v' } }),
+        ]);
+        expect([...(await store.ids('docs'))].sort()).toEqual(['a', 'b']);
+        expect(await store.meta()).toEqual({ k: 'v' });
+      } finally {
+        await store.close();
+        await store.dropAll();
+      }
+    });
+
     it('readers never see an error or an empty result while a writer applies generations', async () => {
       const store = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance: instanceName(), client });
       try {
@@ -159,9 +175,13 @@ if (unavailable !== null) {
           while (writing) {
             try {
               const hits = await store.bm25('docs', 'configuration', 50);
+              const near = await store.knn('docs', base[3]!.vector, 5);
+              const got = await store.get(['r0', 'r29']);
               const count = await store.count('docs');
               reads++;
               if (hits.length < 30) failures.push(`bm25 returned ${hits.length} hits`);
+              if (near.length !== 5 || near[0]?.chunk.id !== 'r3') failures.push(`knn returned ${near.map((h) => h.chunk.id).join(',')}`);
+              if (got.length !== 2) failures.push(`get returned ${got.length} chunks`);
               if (count < 30) failures.push(`count ${count}`);
             } catch (err) {
               failures.push(String(err));

@@ -97,15 +97,13 @@ describe('cita serve: GraphQL API', () => {
     expect(hits.filter((h: any) => h.citation.collection === 'code').length).toBeLessThanOrEqual(3);
   });
 
-  it('re-indexes in the background while another client keeps asking: no errors, no empty answers', async () => {
-    p.write('docs/deploy.md', '# Deploying\n\n## Containers\n\nBuild the container image with the widgets-docker command, then push it to your registry.\n');
-    const before = (await gql(s.url, '{ instances { name totalChunks } }')).body.data.instances.find((i: any) => i.name === 'demo').totalChunks;
+  /** Starts a job with `mutation` while two clients keep asking; every answer must be whole. */
+  const reindexWhileAsking = async (mutation: string) => {
     const auth = { authorization: `Bearer ${KEY}` };
-    const started = await gql(s.url, 'mutation { reindex(instance: "demo") { id state sources } }', {}, auth);
+    const started = await gql(s.url, mutation, {}, auth);
     expect(started.body.errors).toBeUndefined();
     const job = started.body.data.reindex;
-    expect(job).toMatchObject({ state: 'running', sources: ['docs', 'code', 'issues'] });
-
+    expect(job.state).toBe('running');
     let done = false;
     const answers: any[] = [];
     const asker = async () => {
@@ -118,7 +116,7 @@ describe('cita serve: GraphQL API', () => {
     };
     const poll = async () => {
       for (;;) {
-        const r = await gql(s.url, 'query($id: ID!) { indexJob(id: $id) { state phase done total error result { chunks added removed embedded collections { collection chunks } } } }', { id: job.id });
+        const r = await gql(s.url, 'query($id: ID!) { indexJob(id: $id) { state rebuild phase done total error result { chunks added removed embedded fromCache collections { collection chunks } } } }', { id: job.id });
         const j = r.body.data.indexJob;
         if (j.state !== 'running') {
           done = true;
@@ -130,18 +128,38 @@ describe('cita serve: GraphQL API', () => {
     const [finished] = await Promise.all([poll(), asker(), asker()]);
     expect(finished.error).toBeNull();
     expect(finished.state).toBe('succeeded');
-    expect(finished.result.added).toBeGreaterThan(0);
     expect(answers.length).toBeGreaterThanOrEqual(6);
     for (const a of answers) {
       expect(a.errors).toBeUndefined();
       expect(a.data.ask.answer.text.length).toBeGreaterThan(0);
       expect(a.data.ask.answer.citations.length).toBeGreaterThan(0);
     }
-    const after = (await gql(s.url, '{ instances { name totalChunks } }')).body.data.instances.find((i: any) => i.name === 'demo').totalChunks;
+    return { job, finished };
+  };
+  const totalChunks = async () => (await gql(s.url, '{ instances { name totalChunks } }')).body.data.instances.find((i: any) => i.name === 'demo').totalChunks;
+
+  it('re-indexes in the background while another client keeps asking: no errors, no empty answers', async () => {
+    p.write('docs/deploy.md', '# Deploying\n\n## Containers\n\nBuild the container image with the widgets-docker command, then push it to your registry.\n');
+    const before = await totalChunks();
+    const { job, finished } = await reindexWhileAsking('mutation { reindex(instance: "demo") { id state sources rebuild } }');
+    expect(job).toMatchObject({ sources: ['docs', 'code', 'issues'], rebuild: false });
+    expect(finished.result.added).toBeGreaterThan(0);
+    const after = await totalChunks();
     expect(after).toBe(finished.result.chunks);
     expect(after).toBeGreaterThan(before);
     const r = await ask('How do I build the container image?');
     expect(r.answer.citations.some((c: any) => c.path === 'docs/deploy.md')).toBe(true);
+  });
+
+  it('rebuilds beside the old index and swaps it in while another client keeps asking', async () => {
+    p.write('docs/release.md', '# Releasing\n\n## Tags\n\nTag a release with the widgets-release command and a version number.\n');
+    const { job, finished } = await reindexWhileAsking('mutation { reindex(instance: "demo", rebuild: true) { id state sources rebuild } }');
+    expect(job.rebuild).toBe(true);
+    expect(finished.result.fromCache).toBeGreaterThan(0); // cached vectors reused, only the new file embedded
+    expect(finished.result.embedded).toBeLessThan(finished.result.chunks);
+    expect(await totalChunks()).toBe(finished.result.chunks);
+    const r = await ask('How do I tag a release?');
+    expect(r.answer.citations.some((c: any) => c.path === 'docs/release.md')).toBe(true);
   });
 
   it('re-indexes only the chosen collections, keeping the others', async () => {

@@ -78,6 +78,7 @@ export function indexJob(j: Job): IndexJob {
     instance: j.instance,
     sources: j.sources,
     state: JobState[j.state],
+    rebuild: j.rebuild,
     phase: j.phase,
     done: j.done,
     total: j.total,

@@ -122,12 +122,15 @@ export class CitaResolver {
     @Ctx() ctx: ApiContext,
     @Arg('instance', () => String) instance: string,
     @Arg('sources', () => [CollectionEnum], { nullable: true, description: 'collections to re-index (default: all)' }) sources?: Collection[],
+    @Arg('rebuild', () => Boolean, { nullable: true, defaultValue: false, description: 'build a fresh index beside the old one (every collection, cached vectors reused), then swap it in' })
+    rebuild?: boolean,
   ): Promise<IndexJob> {
     return coded(async () => {
       if (!ctx.authenticated) {
         throw apiError('UNAUTHENTICATED', ctx.keyConfigured ? 'mutations need the API key (Authorization: Bearer <key>)' : 'mutations are disabled: the server has no API key (set CITA_API_KEY)');
       }
-      return indexJob(await ctx.jobs.start(instance, sources ?? []));
+      if (rebuild && sources?.length) throw apiError('BAD_USER_INPUT', 'a rebuild re-indexes every collection: leave sources out', { argument: 'sources' });
+      return indexJob(await ctx.jobs.start(instance, sources ?? [], rebuild ?? false));
     });
   }
 }

@@ -184,6 +184,7 @@ export class IndexJob {
   @Field(() => String) instance!: string;
   @Field(() => [CollectionEnum]) sources!: Collection[];
   @Field(() => JobState) state!: JobState;
+  @Field(() => Boolean) rebuild!: boolean;
   @Field(() => String, { nullable: true, description: 'chunk | embed | write' }) phase?: string;
   @Field(() => Int) done!: number;
   @Field(() => Int) total!: number;

@@ -52,7 +52,8 @@ function issueQuery(chunks: Chunk[]): string {
   return body ? body.text.slice(0, 2000) : '';
 }
 
-const SYMBOL_LOOKUPS = 3;
+/** Most symbol definitions placed ahead of retrieval, one per symbol named. */
+const SYMBOL_LOOKUPS = 2;
 
 export async function ask(deps: AskDeps, question: string, options: AskOptions = {}): Promise<AskResult> {
   const { config, store, embedder } = deps;
@@ -80,10 +81,15 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       issueChunks.push(...chunks);
       for (const chunk of chunks.slice(0, 3)) lookedUp.push({ chunk, scores: { collection: 'issues', fused: 1, bm25: null, dense: null, via: 'lookup' } });
     }
+    // A question that names a symbol wants its definition first; a pasted issue or traceback names
+    // dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded.
+    let symbolChunks = 0;
     for (const name of route.lookups.symbols) {
-      for (const chunk of (await store.lookupSymbol(name)).slice(0, SYMBOL_LOOKUPS)) {
-        lookedUp.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
-      }
+      if (symbolChunks >= SYMBOL_LOOKUPS) break;
+      const [chunk] = await store.lookupSymbol(name);
+      if (!chunk) continue;
+      lookedUp.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
+      symbolChunks++;
     }
   });
 

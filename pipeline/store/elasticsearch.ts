@@ -308,7 +308,10 @@ export class ElasticsearchStore implements Store {
     const client = options.client instanceof Client ? options.client : new Client(options.client);
     const store = new ElasticsearchStore(options, client, ownsClient);
     try {
-      await store.call('checking the cluster health', () => client.cluster.health({ wait_for_status: 'yellow', timeout: '30s' }));
+      const health = await store.call('checking the cluster health', () => client.cluster.health({ wait_for_status: 'yellow', timeout: '30s' }));
+      if (health.timed_out) {
+        throw new Error(`Elasticsearch cluster ${health.cluster_name} at ${store.url} is ${health.status}, not yellow or green, after 30 s; nothing was changed`);
+      }
       for (const collection of COLLECTIONS) await store.ensure(store.alias(collection), chunkMapping(dims, store.analyzer), true);
       await store.ensure(store.alias('meta'), META_MAPPING, false);
     } catch (err) {
@@ -406,7 +409,16 @@ export class ElasticsearchStore implements Store {
     }
   }
 
+  /** Applies of this store queue, like SQLite's write lock (another process's concurrent swap fails ours instead). */
+  private writes: Promise<unknown> = Promise.resolve();
+
   async apply(changes: ChangeSet): Promise<void> {
+    const run = this.writes.then(() => this.applyNow(changes));
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyNow(changes: ChangeSet): Promise<void> {
     // Checked before anything is written: a bad chunk fails the set with nothing to undo.
     const upserts = [...new Map(changes.upsert.map((c) => [c.id, c])).values()];
     for (const chunk of upserts) this.checkChunk(chunk);
