@@ -372,7 +372,7 @@ export async function unzip(archive: string, dest: string, python = process.env.
 // ---------------------------------------------------------------- staging
 
 /** A private directory beside the target (same filesystem, so the final rename is atomic). */
-function makeStaging(modelsDir: string, name: string): string {
+export function makeStaging(modelsDir: string, name: string): string {
   fs.mkdirSync(modelsDir, { recursive: true });
   const dir = path.join(modelsDir, `.partial-${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   fs.mkdirSync(dir);
@@ -380,7 +380,7 @@ function makeStaging(modelsDir: string, name: string): string {
 }
 
 /** Removes staging directories left by runs that were killed (their process is gone). */
-function removeStaleStaging(modelsDir: string, log: (msg: string) => void): void {
+export function removeStaleStaging(modelsDir: string, log: (msg: string) => void): void {
   if (!fs.existsSync(modelsDir)) return;
   for (const name of fs.readdirSync(modelsDir)) {
     const pid = /^\.partial-.+-(\d+)-[0-9a-f]{8}$/.exec(name)?.[1];
@@ -404,7 +404,7 @@ function isAlive(pid: number): boolean {
  * (the caller verifies it) and ours is dropped. With `replace`, the old copy is moved aside first
  * and deleted only once the new one is in place.
  */
-function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
+export function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
   const old = `${target}.old-${process.pid}-${randomBytes(4).toString('hex')}`;
   if (replace && fs.existsSync(target)) fs.renameSync(target, old);
   try {

