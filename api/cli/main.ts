@@ -7,7 +7,7 @@ import { provisionModel } from '../../pipeline/embedding/provision.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
-import { embedQuery, searchCollection } from '../../pipeline/retrieval/search.ts';
+import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
 import { progressReporter } from './progress.ts';
@@ -179,21 +179,9 @@ export function buildCli(): Command {
       try {
         await checkModel(store, embedder, config.name);
         const hybrid = { ...config.retrieval.hybrid, ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) };
-        const vector = await embedQuery(embedder, query, hybrid.alpha);
-        const collections = opts.source ? [opts.source] : [...COLLECTIONS];
-        const results: Partial<Record<Collection, SearchHit[]>> = {};
-        for (const c of collections) {
-          if ((await store.count(c)) === 0) continue;
-          results[c] = await searchCollection(store, vector, c, query, opts.k, hybrid);
-        }
+        const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid);
         if (opts.json) {
-          const json = Object.fromEntries(
-            Object.entries(results).map(([c, hits]) => [
-              c,
-              hits.map((h) => ({ ...h, chunk: { ...h.chunk, text: h.chunk.text } })),
-            ]),
-          );
-          process.stdout.write(`${JSON.stringify({ query, alpha: hybrid.alpha, results: json }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ query, alpha: hybrid.alpha, results }, null, 2)}\n`);
         } else {
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);
