@@ -4,23 +4,12 @@
  *
  *   node --import tsx eval/localization.ts [instance] [--k 10] [--json]
  */
-import path from 'node:path';
-import { loadJsonl, localizationRecord } from '../datasets/shared.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
 import { searchCollection } from '../pipeline/retrieval/search.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
+import { openEvalInstance } from './open.ts';
 
 const args = process.argv.slice(2);
-const instance = args.find((a) => !a.startsWith('--')) ?? 'pytest';
-const k = Number(args[args.indexOf('--k') + 1] ?? 10) || 10;
-const root = findRoot();
-const { config } = loadConfig(instance, { root });
-const paths = resolvePaths(config, root);
-const records = loadJsonl(path.resolve(root, '../shared/datasets/pytest/issue-localization.jsonl'), localizationRecord);
-
-const embedder = await openEmbedder(config, paths);
-const store = openStore(config, paths, embedder.dims);
+const { instance, config, embedder, store, localization: records, k, close } = await openEvalInstance(args);
 const modes = { hybrid: config.retrieval.hybrid.alpha, bm25: 0, dense: 1 } as const;
 type Mode = keyof typeof modes;
 const rows: { id: string; lang: string; kind: string; mode: Mode; recall: number }[] = [];
@@ -56,6 +45,5 @@ if (args.includes('--json')) {
     }
   }
 }
-await store.close();
-await embedder.close();
+await close();
 process.exit(0);

@@ -5,22 +5,13 @@
  *
  *   node --import tsx eval/routed.ts [instance]
  */
-import path from 'node:path';
-import { loadJsonl, localizationRecord } from '../datasets/shared.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { ExtractiveGenerator } from '../pipeline/answer/generators/extractive.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
+import { openEvalInstance } from './open.ts';
 
-const instance = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'pytest';
-const root = findRoot();
-const { config } = loadConfig(instance, { root });
-const paths = resolvePaths(config, root);
-const records = loadJsonl(path.resolve(root, '../shared/datasets/pytest/issue-localization.jsonl'), localizationRecord);
-const embedder = await openEmbedder(config, paths);
-const store = openStore(config, paths, embedder.dims);
+const { config, paths, embedder, store, localization: records, close } = await openEvalInstance();
 const deps = { config, store, embedder, generator: new ExtractiveGenerator(), checkout: paths.checkout };
 
 const alpha = config.retrieval.hybrid.alpha;
@@ -91,6 +82,5 @@ for (const variant of ['proportional', 'rrf'] as Variant[]) {
     console.log(`  ${variant.padEnd(13)} ${kind.padEnd(11)} ${m('docs')} / ${m('code')} / ${m('issues')}   even quota ${even}/${sel.length}; docs given 0 slots ${zeroDocs}/${sel.length}`);
   }
 }
-await store.close();
-await embedder.close();
+await close();
 process.exit(0);
