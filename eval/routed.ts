@@ -8,6 +8,7 @@
 import { ask } from '../pipeline/answer/ask.ts';
 import { ExtractiveGenerator } from '../pipeline/answer/generators/extractive.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
+import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { openEvalInstance } from './open.ts';
 
@@ -45,7 +46,7 @@ for (const r of records) {
       lang: r.lang,
       kind: r.kind,
       variant,
-      acc1: files.length && r.gold_files_at_tag.includes(files[0]!) ? 1 : 0,
+      acc1: accuracyAt1(files, r.gold_files_at_tag),
       recall5: recallAtK(files, r.gold_files_at_tag, 5),
       routedToIssue: result.route.top === 'issues' && result.route.lookups.issues.includes(r.issue),
       issueInContext: result.context.blocks.some((b) => b.citation.issue === r.issue),

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { accuracyAt1 } from '../eval/metrics/accuracyAt1.ts';
+import { ndcgAtK } from '../eval/metrics/ndcgAtK.ts';
 import { distinct, recallAtK } from '../eval/metrics/recallAtK.ts';
+import { reciprocalRank } from '../eval/metrics/reciprocalRank.ts';
 import { convexCombination, minMax } from '../pipeline/retrieval/hybrid.ts';
 import type { Chunk, ScoredChunk } from '../pipeline/types.ts';
 
@@ -19,6 +22,45 @@ describe('recallAtK', () => {
   });
   it('distinct keeps first occurrences in order', () => {
     expect(distinct(['b', 'a', 'b', 'c', 'a'])).toEqual(['b', 'a', 'c']);
+  });
+});
+
+describe('accuracyAt1', () => {
+  it.each([
+    [['a', 'b'], ['a'], 1],
+    [['b', 'a'], ['a'], 0],
+    [['a', 'a', 'b'], ['b'], 0],
+    [[], ['a'], 0],
+  ])('%j vs gold %j = %d', (ranked, gold, expected) => {
+    expect(accuracyAt1(ranked, gold)).toBe(expected);
+  });
+});
+
+describe('reciprocalRank', () => {
+  it.each([
+    [['a', 'b', 'c'], ['a'], 1],
+    [['b', 'a', 'c'], ['a'], 1 / 2],
+    [['b', 'b', 'c', 'a'], ['a'], 1 / 3], // the repeated b counts once
+    [['b', 'c'], ['a'], 0],
+    [['c', 'b', 'a'], ['a', 'b'], 1 / 2],
+  ])('%j vs gold %j = %d', (ranked, gold, expected) => {
+    expect(reciprocalRank(ranked, gold)).toBeCloseTo(expected, 12);
+  });
+});
+
+describe('ndcgAtK', () => {
+  it.each([
+    [['a', 'b'], ['a'], 10, 1],
+    [['b', 'a'], ['a'], 10, 1 / Math.log2(3)],
+    [['b', 'a', 'c'], ['a', 'c'], 10, (1 / Math.log2(3) + 1 / Math.log2(4)) / (1 + 1 / Math.log2(3))],
+    [['b', 'a'], ['a'], 1, 0],
+    [['x', 'y'], ['a'], 10, 0],
+    [['a', 'a', 'b'], ['a', 'b'], 10, 1], // duplicates collapse: a then b is the ideal order
+  ])('%j vs gold %j at %i = %d', (ranked, gold, k, expected) => {
+    expect(ndcgAtK(ranked, gold, k)).toBeCloseTo(expected, 12);
+  });
+  it('refuses an empty gold set', () => {
+    expect(() => ndcgAtK(['a'], [], 10)).toThrow();
   });
 });
 
