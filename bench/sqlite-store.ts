@@ -13,24 +13,14 @@ import { performance } from 'node:perf_hooks';
 import { SqliteStore } from '../pipeline/store/sqlite.ts';
 import type { Collection, StoredChunk } from '../pipeline/types.ts';
 import { pytestCorpus } from '../test/support/paths.ts';
+import { mulberry32 } from '../test/support/prng.ts';
 
 const total = Number(process.argv[2] ?? 20_000);
 const dims = Number(process.argv[3] ?? 384);
 const collections: Collection[] = ['docs', 'code', 'issues'];
 const WINDOW = 1200;
 
-/** mulberry32: a small seeded generator, so two runs index the same data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(42);
+const random = mulberry32(42);
 
 function corpusText(): { text: string; source: string } {
   if (existsSync(pytestCorpus)) {

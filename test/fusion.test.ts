@@ -3,6 +3,7 @@ import { FUSERS, fuse, type FusionResult } from '../pipeline/retrieval/fusion/in
 import { collectionFits, largestRemainder, proportionalSlots } from '../pipeline/retrieval/fusion/proportional.ts';
 import { reciprocalRankFusion } from '../pipeline/retrieval/fusion/rrf.ts';
 import { COLLECTIONS, type Collection, type SearchHit } from '../pipeline/types.ts';
+import { mulberry32 } from './support/prng.ts';
 
 /** `[score, dense, bm25]` per hit; ids are `<collection>-<rank>`. */
 type Row = [number, number | null, number | null];
@@ -245,17 +246,6 @@ describe('fuse and FUSERS', () => {
   });
 });
 
-/** mulberry32: a tiny seeded PRNG, so a failing case can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('properties over random inputs (seed 20240611)', () => {
   const rand = mulberry32(20240611);

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Chunk, Citation, Collection, StoredChunk } from '../pipeline/types.ts';
+import { mulberry32, seedOf } from './support/prng.ts';
 
 export const CONTRACT_DIMS = 8;
 
@@ -15,21 +16,9 @@ export type MakeStore = (options: { dims: number }) => Promise<Store>;
 /** Called after each test, once the store is closed: remove files, indexes, … */
 export type CleanupStore = (store: Store) => Promise<void> | void;
 
-/** mulberry32, seeded from a string: the same id always gets the same vector. */
-function seeded(seed: string): () => number {
-  let a = 0;
-  for (const ch of seed) a = (Math.imul(a, 31) + ch.charCodeAt(0)) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function randomVector(seed: string, dims = CONTRACT_DIMS): Float32Array {
-  const next = seeded(seed);
+  const next = mulberry32(seedOf(seed));
   return Float32Array.from({ length: dims }, () => next() * 2 - 1);
 }
 
