@@ -31,7 +31,7 @@ export async function openEvalInstance(argv = process.argv.slice(2), defaultK = 
   const paths = resolvePaths(config, root);
   const localization = loadJsonl(path.resolve(root, '../shared/datasets/pytest/issue-localization.jsonl'), localizationRecord);
   const embedder = await openEmbedder(config, paths);
-  const store = openStore(config, paths, embedder.dims);
+  const store = await openStore(config, paths, embedder.dims);
   return {
     instance,
     config,

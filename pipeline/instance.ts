@@ -5,6 +5,7 @@ import type { CitaConfig } from './config/schema.ts';
 import { createEmbedder } from './embedding/create.ts';
 import { VectorCache } from './index/vectorCache.ts';
 import { scanFiles, type FileScan } from './sources/files.ts';
+import type { ElasticsearchStoreOptions } from './store/elasticsearch.ts';
 import { SqliteStore } from './store/sqlite.ts';
 import type { Store } from './store/store.ts';
 import type { Embedder } from './types.ts';
@@ -63,12 +64,88 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
     modelsDir: paths.models,
     localDir: config.embedding.localDir && resolveIn(paths.root, config.embedding.localDir),
     batchSize: config.embedding.batchSize,
+    model: config.embedding.model,
+    prefixes: config.embedding.prefixes,
   });
 }
 
-export function openStore(config: CitaConfig, paths: InstancePaths, dims: number, file = paths.store): Store {
+/** Opens the instance's store by `store.kind` (creating an empty index the first time). */
+export async function openStore(config: CitaConfig, paths: InstancePaths, dims: number): Promise<Store> {
+  if (config.store.kind === 'elasticsearch') {
+    const { ElasticsearchStore } = await import('./store/elasticsearch.ts');
+    return ElasticsearchStore.open(await elasticsearchOptions(config, paths, dims));
+  }
+  return openSqlite(config, paths.store, dims);
+}
+
+function openSqlite(config: CitaConfig, file: string, dims: number): SqliteStore {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   return SqliteStore.open(file, { dims, instance: config.name });
+}
+
+/**
+ * The Elasticsearch store's options from `store.elasticsearch`: credentials from the environment
+ * variables it names (never from the file), the CA file relative to the project root.
+ */
+export async function elasticsearchOptions(
+  config: CitaConfig,
+  paths: InstancePaths,
+  dims: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ElasticsearchStoreOptions> {
+  const { clientOptionsFromEnv } = await import('./store/elasticsearch.ts');
+  const es = config.store.elasticsearch;
+  const caFile = es.caFile === undefined ? undefined : resolveIn(paths.root, es.caFile);
+  if (caFile !== undefined && !fs.existsSync(caFile)) throw new Error(`store.elasticsearch.caFile: ${caFile} does not exist`);
+  const client = await clientOptionsFromEnv(
+    {
+      url: es.url,
+      apiKeyEnv: es.apiKeyEnv,
+      usernameEnv: es.usernameEnv,
+      passwordEnv: es.passwordEnv,
+      caFile,
+      rejectUnauthorized: es.rejectUnauthorized,
+      requestTimeoutMs: es.requestTimeoutMs,
+      maxRetries: es.maxRetries,
+    },
+    env,
+  );
+  return { dims, instance: config.name, client, analyzer: es.analyzer, prefix: es.prefix, shards: es.shards, replicas: es.replicas };
+}
+
+/** A fresh index being built beside the live one (`cita index --rebuild`): readers keep the old one until `commit`. */
+export interface RebuildTarget {
+  /** Empty at first; reads and writes go to the new index only. */
+  store: Store;
+  /** Replaces the live index with the new one atomically, then closes the store. */
+  commit(): Promise<void>;
+  /** Drops the new index (the live one was never touched) and closes the store. */
+  discard(): Promise<void>;
+}
+
+export async function openRebuild(config: CitaConfig, paths: InstancePaths, dims: number): Promise<RebuildTarget> {
+  if (config.store.kind === 'elasticsearch') {
+    const { ElasticsearchStore } = await import('./store/elasticsearch.ts');
+    const store = await ElasticsearchStore.openRebuild(await elasticsearchOptions(config, paths, dims));
+    return {
+      store,
+      commit: () => store.commitRebuild().finally(() => store.close()),
+      discard: () => store.discardRebuild().finally(() => store.close()),
+    };
+  }
+  discardRebuild(paths);
+  const store = openSqlite(config, rebuildFile(paths), dims);
+  return {
+    store,
+    async commit() {
+      await store.close();
+      replaceIndex(paths, rebuildFile(paths));
+    },
+    async discard() {
+      await store.close();
+      discardRebuild(paths);
+    },
+  };
 }
 
 /** Where `--rebuild` builds a fresh index before it replaces the old one. */
@@ -109,13 +186,20 @@ export function openVectorCache(paths: InstancePaths): VectorCache {
   return VectorCache.open(paths.vectorCache);
 }
 
-/** Whether an index exists for the instance (without creating one). */
-export function hasIndex(paths: InstancePaths): boolean {
+/** Whether an index exists for the instance (without creating one); for Elasticsearch, asks the cluster. */
+export async function hasIndex(config: CitaConfig, paths: InstancePaths): Promise<boolean> {
+  if (config.store.kind === 'elasticsearch') return (await readElasticsearchMeta(config, paths)) !== null;
   return fs.existsSync(paths.store);
 }
 
-/** The index's own metadata (model, dims, time), read without loading a model. */
-export async function readMeta(paths: InstancePaths): Promise<Record<string, string>> {
+async function readElasticsearchMeta(config: CitaConfig, paths: InstancePaths): Promise<Record<string, string> | null> {
+  const { ElasticsearchStore } = await import('./store/elasticsearch.ts');
+  return ElasticsearchStore.readMeta(await elasticsearchOptions(config, paths, 1));
+}
+
+/** The index's own metadata (model, dims, time), read without loading a model; empty when there is none. */
+export async function readMeta(config: CitaConfig, paths: InstancePaths): Promise<Record<string, string>> {
+  if (config.store.kind === 'elasticsearch') return (await readElasticsearchMeta(config, paths)) ?? {};
   const db = new Database(paths.store, { readonly: true, fileMustExist: true });
   try {
     const rows = db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];

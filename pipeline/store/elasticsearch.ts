@@ -13,13 +13,13 @@ export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>
  *   always go through the alias `cita-<instance>-<collection>`. Meta lives in
  *   `cita-<instance>-meta-<generation>` behind the alias `cita-<instance>-meta` (one document).
  * - `apply` never writes to an index a reader can see. For every collection the change set touches
- *   (and for meta) it builds the next generation: a copy of the current one plus the changes, then
+ *   (and for meta) it builds the next generation: a clone of the current one (`_clone` hard-links
+ *   the segment files, so the cost hardly grows with the collection) plus the changes, then
  *   refreshes it and moves all the touched aliases in ONE `_aliases` request, which Elasticsearch
  *   applies atomically. A failure anywhere before the swap deletes the new generations and leaves
  *   the aliases (and so every reader) on the old ones. The swap removes each old alias with
  *   `must_exist`, so a concurrent writer that swapped first makes ours fail instead of losing its
- *   changes. Cost: an apply copies the touched collections (fine for a repository's docs, code and
- *   issues; an incremental run on a very large index pays a full copy of each touched collection).
+ *   changes. `openRebuild` builds whole new generations behind no alias for `cita index --rebuild`.
  * - BM25 runs on folded copies of title and text (accents removed here, so the analyzer can be the
  *   standard one, which is all a node built from Maven Central has) plus the identifier parts from
  *   `expandIdentifiers`, exactly the tokens the SQLite store adds.
@@ -89,6 +89,10 @@ export async function clientOptionsFromEnv(
       throw new Error(`Elasticsearch basic auth needs both ${c.usernameEnv ?? 'usernameEnv'} and ${c.passwordEnv ?? 'passwordEnv'} set`);
     }
     options.auth = { username, password };
+  } else if (c.apiKeyEnv || c.usernameEnv || c.passwordEnv) {
+    // Named but empty: connecting without credentials would fail later with a less helpful 401.
+    const names = [c.apiKeyEnv, c.usernameEnv, c.passwordEnv].filter(Boolean).join(', ');
+    throw new Error(`Elasticsearch credentials: the config names the environment variable(s) ${names}, but none is set`);
   }
   if (c.caFile !== undefined || c.rejectUnauthorized !== undefined) {
     const { readFile } = await import('node:fs/promises');
@@ -242,7 +246,13 @@ const META_MAPPING = {
 /** Turns a client error into one a user can act on. */
 function explain(err: unknown, url: string, what: string): Error {
   if (err instanceof errors.ConnectionError || err instanceof errors.TimeoutError || err instanceof errors.NoLivingConnectionsError) {
-    return new Error(`Elasticsearch at ${url} is unreachable while ${what}: ${err.message}. Is the node running (\`npm run es:start\`)?`, { cause: err });
+    // One line: the error code (ECONNREFUSED, ENOTFOUND, …) says more than the client's message.
+    const code = err instanceof errors.TimeoutError ? 'timeout' : (/\b(E[A-Z_]{3,})\b/.exec(err.message)?.[1] ?? err.name);
+    const detail = err.message.split('\n')[0]!.slice(0, 200);
+    return new Error(
+      `Elasticsearch at ${url}: unreachable (${code}) while ${what}: ${detail}. Nothing was changed. Is the node running (\`npm run es:start\` locally) and is store.elasticsearch.url right?`,
+      { cause: err },
+    );
   }
   if (err instanceof errors.ProductNotSupportedError) {
     return new Error(`${url} is not Elasticsearch (the client's product check failed) while ${what}`, { cause: err });
@@ -280,6 +290,11 @@ export class ElasticsearchStore implements Store {
   private readonly settings: { number_of_shards: number; number_of_replicas: number };
   private readonly bulkOptions: Required<NonNullable<ElasticsearchStoreOptions['bulk']>>;
   private readonly ownsClient: boolean;
+  /**
+   * `--rebuild`: the fresh generations being built, behind no alias (readers stay on the current
+   * ones); every read and write of this store goes to them until `commitRebuild` swaps them in.
+   */
+  private staged: Map<Collection | 'meta', string> | null = null;
 
   private constructor(options: ElasticsearchStoreOptions, client: Client, ownsClient: boolean) {
     this.dims = options.dims;
@@ -299,6 +314,56 @@ export class ElasticsearchStore implements Store {
    * mapping (other dimensions, other field types, another schema version).
    */
   static async open(options: ElasticsearchStoreOptions): Promise<ElasticsearchStore> {
+    return ElasticsearchStore.connect(options, async (store) => {
+      for (const collection of COLLECTIONS) await store.ensure(store.alias(collection), chunkMapping(store.dims, store.analyzer), true);
+      await store.ensure(store.alias('meta'), META_MAPPING, false);
+    });
+  }
+
+  /**
+   * A store for `cita index --rebuild`: fresh, empty generations of every collection and of meta,
+   * behind no alias, so readers keep using the current index while this one is built. Reads and
+   * writes of the returned store go to the new generations. `commitRebuild` then moves every alias
+   * to them in one atomic request and deletes the old generations; `discardRebuild` deletes the
+   * new ones. Nothing existing is touched before the swap. An old generation with another mapping
+   * is no obstacle (replacing it is what a rebuild is for); a concrete index at an alias name is.
+   */
+  static async openRebuild(options: ElasticsearchStoreOptions): Promise<ElasticsearchStore> {
+    return ElasticsearchStore.connect(options, async (store) => {
+      const staged = new Map<Collection | 'meta', string>();
+      try {
+        for (const name of [...COLLECTIONS, 'meta'] as const) {
+          const alias = store.alias(name);
+          const current = await store.current(alias);
+          const index = store.indexName(alias, await store.nextGeneration(alias, current?.generation ?? 0));
+          const mappings = name === 'meta' ? META_MAPPING : chunkMapping(store.dims, store.analyzer);
+          await store.call(`creating index ${index}`, () => store.client.indices.create({ index, settings: store.indexSettings(), mappings }));
+          staged.set(name, index);
+        }
+      } catch (err) {
+        if (staged.size > 0) await store.client.indices.delete({ index: [...staged.values()], ignore_unavailable: true }).catch(() => undefined);
+        throw err;
+      }
+      store.staged = staged;
+    });
+  }
+
+  /**
+   * The meta of an instance's index without creating anything: null when there is no index (no
+   * meta alias). Lets `cita search`/`ask` say "not indexed yet" and read the dimensions first.
+   */
+  static async readMeta(options: Omit<ElasticsearchStoreOptions, 'dims'>): Promise<Record<string, string> | null> {
+    let meta: Record<string, string> | null = null;
+    const store = await ElasticsearchStore.connect({ ...options, dims: 1 }, async (s) => {
+      const current = await s.current(s.alias('meta'));
+      meta = current ? await s.metaOf(current.index) : null;
+    });
+    await store.close();
+    return meta;
+  }
+
+  /** Validates the options, builds the client, waits for a usable cluster, then runs `init`; closes the client on failure. */
+  private static async connect(options: ElasticsearchStoreOptions, init: (store: ElasticsearchStore) => Promise<void>): Promise<ElasticsearchStore> {
     const { dims, instance } = options;
     if (!Number.isInteger(dims) || dims <= 0) throw new Error(`ElasticsearchStore: dims must be a positive integer, got ${String(dims)}`);
     if (!/^[a-z0-9][a-z0-9._-]*$/.test(instance)) {
@@ -312,13 +377,50 @@ export class ElasticsearchStore implements Store {
       if (health.timed_out) {
         throw new Error(`Elasticsearch cluster ${health.cluster_name} at ${store.url} is ${health.status}, not yellow or green, after 30 s; nothing was changed`);
       }
-      for (const collection of COLLECTIONS) await store.ensure(store.alias(collection), chunkMapping(dims, store.analyzer), true);
-      await store.ensure(store.alias('meta'), META_MAPPING, false);
+      await init(store);
     } catch (err) {
       if (ownsClient) await client.close();
       throw err;
     }
     return store;
+  }
+
+  /**
+   * Swaps the rebuilt generations in: every alias moves in one request (removing an old one with
+   * `must_exist`, so a concurrent swap makes ours fail), then the old generations are deleted.
+   */
+  async commitRebuild(): Promise<void> {
+    await this.writes;
+    const staged = this.staged;
+    if (!staged) throw new Error('ElasticsearchStore: commitRebuild without openRebuild');
+    const actions: object[] = [];
+    const old: string[] = [];
+    for (const [name, index] of staged) {
+      const alias = this.alias(name);
+      const current = await this.current(alias);
+      if (current) {
+        actions.push({ remove: { index: current.index, alias, must_exist: true } });
+        old.push(current.index);
+      }
+      actions.push({ add: { index, alias } });
+    }
+    await this.call('swapping aliases to the rebuilt generations', () => this.client.indices.updateAliases({ actions: actions as never }));
+    this.staged = null;
+    if (old.length > 0) await this.client.indices.delete({ index: old, ignore_unavailable: true }).catch(() => undefined);
+  }
+
+  /** Deletes the generations a rebuild was building; the current index was never touched. */
+  async discardRebuild(): Promise<void> {
+    await this.writes.catch(() => undefined);
+    const staged = this.staged;
+    if (!staged) return;
+    this.staged = null;
+    await this.call('deleting the unfinished rebuild', () => this.client.indices.delete({ index: [...staged.values()], ignore_unavailable: true }));
+  }
+
+  /** Where reads and writes of a collection (or meta) go: the staged generation while rebuilding, else the alias. */
+  private target(name: Collection | 'meta'): string {
+    return this.staged?.get(name) ?? this.alias(name);
   }
 
   private alias(name: Collection | 'meta'): string {
@@ -390,7 +492,9 @@ export class ElasticsearchStore implements Store {
   private async checkMapping(index: string, isChunks: boolean): Promise<void> {
     const res = await this.call(`reading the mapping of ${index}`, () => this.client.indices.getMapping({ index }));
     const mapping = Object.values(res)[0]?.mappings as { _meta?: { cita_schema?: unknown }; properties?: Record<string, Record<string, unknown>> } | undefined;
-    const rebuild = `nothing was changed or deleted; re-index with \`cita index ${this.instance} --rebuild\` after deleting the old indices (\`${this.alias('*' as Collection)}\`), or use another instance name`;
+    const rebuild =
+      `nothing was changed or deleted; \`cita index ${this.instance} --rebuild\` builds new indices with cita's mapping and swaps them in ` +
+      `(the old ones are deleted only after the swap), or use another instance name or store.elasticsearch.prefix`;
     const version = mapping?._meta?.cita_schema;
     if (version !== ES_SCHEMA_VERSION) {
       throw new Error(`Elasticsearch index ${index}: mapping has cita schema version ${String(version)}, this cita writes ${ES_SCHEMA_VERSION}; ${rebuild}`);
@@ -431,31 +535,40 @@ export class ElasticsearchStore implements Store {
     const locations = await this.locate([...removed]);
     const touched = new Set<Collection>([...upserts.map((c) => c.collection), ...locations.values()]);
     if (touched.size === 0 && !hasMeta) return;
+    const changesOf = (collection: Collection) => ({
+      remove: [...locations].filter(([, c]) => c === collection).map(([id]) => id),
+      docs: upserts.filter((c) => c.collection === collection).map(toDoc),
+    });
+
+    if (this.staged) {
+      // A rebuild's generations are behind no alias: nobody reads them, so they are written in place.
+      for (const collection of touched) {
+        const { remove, docs } = changesOf(collection);
+        await this.writeChanges(this.target(collection), remove, docs);
+      }
+      if (hasMeta) await this.writeMeta(this.target('meta'), { ...(await this.metaOf(this.target('meta'))), ...meta });
+      return;
+    }
 
     const plans: { from: Generation; to: string }[] = [];
     try {
       for (const collection of touched) {
         const from = await this.current(this.alias(collection));
         if (!from) throw new Error(`Elasticsearch alias ${this.alias(collection)} disappeared; was the index deleted by hand?`);
-        const to = this.indexName(from.alias, await this.nextGeneration(from));
+        const to = this.indexName(from.alias, await this.nextGeneration(from.alias, from.generation));
         plans.push({ from, to });
-        await this.call(`creating index ${to}`, () =>
-          this.client.indices.create({ index: to, settings: this.indexSettings(), mappings: chunkMapping(this.dims, this.analyzer) }),
-        );
-        const skip = new Set([...locations].filter(([, c]) => c === collection).map(([id]) => id));
-        const docs = upserts.filter((c) => c.collection === collection).map(toDoc);
-        await this.copy(from.index, to, skip);
-        await this.bulkIndex(to, docs);
-        await this.call(`refreshing ${to}`, () => this.client.indices.refresh({ index: to }));
+        await this.cloneGeneration(from.index, to);
+        const { remove, docs } = changesOf(collection);
+        await this.writeChanges(to, remove, docs);
       }
       if (hasMeta) {
         const from = await this.current(this.alias('meta'));
         if (!from) throw new Error(`Elasticsearch alias ${this.alias('meta')} disappeared; was the index deleted by hand?`);
-        const to = this.indexName(from.alias, await this.nextGeneration(from));
+        const to = this.indexName(from.alias, await this.nextGeneration(from.alias, from.generation));
         plans.push({ from, to });
         const values = { ...(await this.metaOf(from.index)), ...meta };
         await this.call(`creating index ${to}`, () => this.client.indices.create({ index: to, settings: this.indexSettings(), mappings: META_MAPPING }));
-        await this.call(`writing meta to ${to}`, () => this.client.index({ index: to, id: 'meta', document: { values }, refresh: true }));
+        await this.writeMeta(to, values);
       }
       // One request: Elasticsearch moves every alias at once or none (must_exist: a concurrent swap fails ours).
       await this.call('swapping aliases to the new generations', () =>
@@ -477,17 +590,65 @@ export class ElasticsearchStore implements Store {
   }
 
   /**
+   * The next generation as a clone of the current one: Elasticsearch hard-links the segment files,
+   * so its cost does not grow with the collection the way a copy through the client does (measured
+   * in bench/es-apply.ts). Cloning needs a write block on the source; nothing writes to a published
+   * generation anyway, and the block is lifted as soon as the clone's shards are active (and on any
+   * failure). The clone inherits the mapping and settings; its replicas and write block are set here.
+   */
+  private async cloneGeneration(from: string, to: string): Promise<void> {
+    await this.call(`blocking writes to ${from} to clone it`, () => this.client.indices.addBlock({ index: from, block: 'write' }));
+    try {
+      const cloned = await this.call(`cloning ${from} into ${to}`, () =>
+        this.client.indices.clone({
+          index: from,
+          target: to,
+          settings: { 'index.number_of_replicas': this.settings.number_of_replicas, 'index.blocks.write': false },
+        }),
+      );
+      // The clone waits for its primary by default; only a slow cluster needs the longer wait.
+      if (!cloned.shards_acknowledged) {
+        const health = await this.call(`waiting for ${to}`, () => this.client.cluster.health({ index: to, wait_for_status: 'yellow', timeout: '60s' }));
+        if (health.timed_out) throw new Error(`Elasticsearch clone ${to} of ${from} did not become active within 60 s (status ${health.status}); nothing was changed`);
+      }
+    } finally {
+      await this.unblock(from).catch(() => undefined);
+    }
+  }
+
+  private async unblock(index: string): Promise<void> {
+    await this.call(`lifting the write block of ${index}`, () => this.client.indices.putSettings({ index, settings: { 'index.blocks.write': false } }));
+  }
+
+  /** Deletes `remove` (ids in this index) and indexes `docs` into a generation no reader sees yet, then refreshes it. */
+  private async writeChanges(index: string, remove: string[], docs: ChunkDoc[]): Promise<void> {
+    for (let i = 0; i < remove.length; i += PAGE) {
+      const batch = remove.slice(i, i + PAGE);
+      const res = await this.call(`deleting chunks from ${index}`, () => this.client.bulk({ operations: batch.map((id) => ({ delete: { _index: index, _id: id } })) }));
+      // A delete of an id that is not there answers 404 without an error: only real errors fail the set.
+      const failed = res.items.map((item) => item.delete).find((r) => r?.error);
+      if (failed) throw new Error(`Elasticsearch could not delete chunk ${failed._id} from ${index}: ${failed.error!.type}: ${failed.error!.reason}`);
+    }
+    await this.bulkIndex(index, docs);
+    await this.call(`refreshing ${index}`, () => this.client.indices.refresh({ index }));
+  }
+
+  private async writeMeta(index: string, values: Record<string, string>): Promise<void> {
+    await this.call(`writing meta to ${index}`, () => this.client.index({ index, id: 'meta', document: { values }, refresh: true }));
+  }
+
+  /**
    * Above every existing generation, not just the current one: an apply killed before its swap
    * leaves an unaliased generation behind, which is never reused (nor deleted: it may be another
    * writer's, still being built; that writer's swap then fails on `must_exist`, losing nothing).
    */
-  private async nextGeneration(current: Generation): Promise<number> {
-    const found = await this.call(`listing generations of ${current.alias}`, () =>
-      this.client.indices.get({ index: `${current.alias}-*`, allow_no_indices: true, expand_wildcards: 'all', filter_path: ['*.settings.index.provided_name'] }),
+  private async nextGeneration(alias: string, current: number): Promise<number> {
+    const found = await this.call(`listing generations of ${alias}`, () =>
+      this.client.indices.get({ index: `${alias}-*`, allow_no_indices: true, expand_wildcards: 'all', filter_path: ['*.settings.index.provided_name'] }),
     );
-    let max = current.generation;
+    let max = current;
     for (const name of Object.keys(found)) {
-      const m = new RegExp(`^${current.alias.replace(/[.]/g, '\\.')}-(\\d{6})$`).exec(name);
+      const m = new RegExp(`^${alias.replace(/[.]/g, '\\.')}-(\\d{6})$`).exec(name);
       if (m) max = Math.max(max, Number(m[1]));
     }
     return max + 1;
@@ -539,17 +700,7 @@ export class ElasticsearchStore implements Store {
   }
 
   private aliases(collections: readonly Collection[] = COLLECTIONS): string[] {
-    return collections.map((c) => this.alias(c));
-  }
-
-  /** Copies every document of `from` except `skip` into `to`, vectors included. */
-  private async copy(from: string, to: string, skip: Set<string>): Promise<void> {
-    const docs: ChunkDoc[] = [];
-    for await (const source of this.scan<ChunkDoc>([from], { match_all: {} }, { exclude_vectors: false })) {
-      if (!skip.has(source.id)) docs.push(source);
-      if (docs.length >= PAGE) await this.bulkIndex(to, docs.splice(0));
-    }
-    await this.bulkIndex(to, docs);
+    return collections.map((c) => this.target(c));
   }
 
   /** Bulk-indexes documents with retries of rejected items and bounded concurrency; any dropped document fails. */
@@ -612,9 +763,9 @@ export class ElasticsearchStore implements Store {
     }
     const terms = queryTerms(query).map(fold);
     if (terms.length === 0 || k <= 0) return [];
-    const res = await this.call(`searching ${this.alias(collection)}`, () =>
+    const res = await this.call(`searching ${this.target(collection)}`, () =>
       this.client.search<Source>({
-        index: this.alias(collection),
+        index: this.target(collection),
         query: { multi_match: { query: terms.join(' '), type: 'most_fields', fields: BM25_FIELDS, operator: 'or' } },
         sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
         track_scores: true,
@@ -631,9 +782,9 @@ export class ElasticsearchStore implements Store {
     }
     if (k <= 0) return [];
     const size = Math.min(Math.floor(k), MAX_WINDOW);
-    const res = await this.call(`kNN search on ${this.alias(collection)}`, () =>
+    const res = await this.call(`kNN search on ${this.target(collection)}`, () =>
       this.client.search<Source>({
-        index: this.alias(collection),
+        index: this.target(collection),
         knn: { field: 'vector', query_vector: Array.from(vector), k: size, num_candidates: Math.min(Math.max(size * 4, 100), MAX_WINDOW) },
         size,
         _source: SOURCE_FIELDS,
@@ -661,13 +812,13 @@ export class ElasticsearchStore implements Store {
 
   async ids(collection?: Collection): Promise<string[]> {
     const out: string[] = [];
-    const index = collection === undefined ? this.aliases() : [this.alias(collection)];
+    const index = collection === undefined ? this.aliases() : [this.target(collection)];
     for await (const s of this.scan<{ id: string }>(index, { match_all: {} }, ['id'])) out.push(s.id);
     return out;
   }
 
   async count(collection?: Collection): Promise<number> {
-    const index = collection === undefined ? this.aliases() : [this.alias(collection)];
+    const index = collection === undefined ? this.aliases() : [this.target(collection)];
     const res = await this.call('counting chunks', () => this.client.count({ index }));
     return res.count;
   }
@@ -714,7 +865,7 @@ export class ElasticsearchStore implements Store {
   }
 
   async meta(): Promise<Record<string, string>> {
-    return this.metaOf(this.alias('meta'));
+    return this.metaOf(this.target('meta'));
   }
 
   /** Deletes every index and alias of the instance (tests, `--rebuild` cleanup). */

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import type { Context, GeneratedAnswer, Generator } from '../types.ts';
-import { buildPrompt, toAnswer, type GenerationStats } from './prompt.ts';
+import { buildPrompt, toAnswer, type GenerationStats, type Prompt } from './prompt.ts';
 import { resolveGguf } from './provisionGguf.ts';
 
 /**
@@ -116,10 +116,20 @@ export class LocalGgufGenerator implements Generator {
     return run;
   }
 
+  /** One completion of a system + user prompt, queued like answers (the LLM judge uses it too). */
+  complete(prompt: Prompt): Promise<string> {
+    const run = this.queue.then(() => this.completeNow(prompt));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
   private async generateNow(question: string, ctx: Context): Promise<GeneratedAnswer> {
+    return toAnswer(await this.completeNow(buildPrompt(question, ctx)), ctx, this.id);
+  }
+
+  private async completeNow(prompt: Prompt): Promise<string> {
     const { model, context } = await this.load();
     const { LlamaChatSession } = await import('node-llama-cpp');
-    const prompt = buildPrompt(question, ctx);
     const maxTokens = this.options.maxTokens ?? 512;
     const promptTokens = model.tokenize(`${prompt.system}\n${prompt.user}`).length + TEMPLATE_ALLOWANCE;
     if (promptTokens + maxTokens > context.contextSize)
@@ -151,7 +161,7 @@ export class LocalGgufGenerator implements Generator {
         tokensPerSecond: ms > 0 ? usedOutputTokens / (ms / 1000) : null,
         firstTokenMs,
       };
-      return toAnswer(text, ctx, this.id);
+      return text;
     } finally {
       // A fresh session per question: no answer may leak into the next one's history.
       session.dispose({ disposeSequence: true });

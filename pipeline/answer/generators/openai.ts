@@ -1,5 +1,5 @@
 import type { Context, GeneratedAnswer, Generator } from '../types.ts';
-import { chatMessages, makeStats, toAnswer, type GenerationStats } from './prompt.ts';
+import { chatMessages, makeStats, toAnswer, type ChatMessage, type GenerationStats } from './prompt.ts';
 
 /**
  * A generator for any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, llama.cpp
@@ -95,19 +95,28 @@ export class OpenAiGenerator implements Generator {
   }
 
   async generate(question: string, context: Context): Promise<GeneratedAnswer> {
+    const started = performance.now();
+    const { text, usage } = await this.chat(chatMessages(question, context));
+    this.lastStats = makeStats(usage?.prompt_tokens ?? null, usage?.completion_tokens ?? null, performance.now() - started);
+    return toAnswer(text, context, this.id);
+  }
+
+  /** One chat completion with this generator's endpoint, retries and errors (the LLM judge uses it too). */
+  async complete(messages: ChatMessage[]): Promise<string> {
+    return (await this.chat(messages)).text;
+  }
+
+  private async chat(messages: ChatMessage[]): Promise<{ text: string; usage?: ChatCompletion['usage'] }> {
     const body = JSON.stringify({
       model: this.options.model,
-      messages: chatMessages(question, context),
+      messages,
       temperature: this.options.temperature ?? 0,
       max_tokens: this.options.maxTokens ?? 512,
       stream: this.options.stream ?? false,
     });
-    const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        const { text, usage } = await this.attempt(body);
-        this.lastStats = makeStats(usage?.prompt_tokens ?? null, usage?.completion_tokens ?? null, performance.now() - started);
-        return toAnswer(text, context, this.id);
+        return await this.attempt(body);
       } catch (err) {
         if (!(err instanceof Transient)) throw err;
         const wait = this.backoff(attempt, err.retryAfterMs);

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { findRoot } from '../../pipeline/config/load.ts';
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function limit(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function lang(v: string, prev: string[]): string[] {
+  if (v !== 'en' && v !== 'es') throw new InvalidArgumentError('expected en or es');
+  return [...prev, v];
+}
+
+interface EvalOptions {
+  config: string[];
+  vs: string[];
+  set: string[];
+  baseSet: string[];
+  lang: string[];
+  dataset: string[];
+  limit?: number;
+  out: string;
+  name?: string;
+}
+
+/** `cita eval`: one configuration, or an A/B with paired tests; reports in JSON, Markdown and HTML. */
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description('evaluate the instance on its datasets (retrieval, routing, fusion, truncation, citations, faithfulness, latency); with --vs or --set, an A/B with paired tests')
+    .argument('<instance>', 'instance name')
+    .option('--config <file>', 'config A: a partial YAML merged over the instance config (repeatable)', collect, [])
+    .option('--vs <file>', 'config B: a partial YAML merged over config A (repeatable); makes this an A/B', collect, [])
+    .option('--set <key=value>', 'config B: override a key of config A (repeatable), e.g. fusion.method=rrf; makes this an A/B', collect, [])
+    .option('--base-set <key=value>', 'override a key in both A and B (repeatable)', collect, [])
+    .option('--lang <en|es>', 'only questions in this language (repeatable)', lang, [])
+    .option('--dataset <name>', 'only this dataset of eval.datasets (repeatable)', collect, [])
+    .option('--limit <n>', 'only the first n questions of each dataset', limit)
+    .option('--out <dir>', 'where the reports go', 'reports')
+    .option('--name <name>', 'report file name without extension (default: eval-<instance>-<time> or ab-<instance>-<time>)')
+    .action(async (instance: string, opts: EvalOptions) => {
+      const { evaluate } = await import('../../eval/evaluate.ts');
+      const { writeReport } = await import('../../eval/report/write.ts');
+      const { summaryLines } = await import('../../eval/summary.ts');
+      const root = findRoot();
+      const ab = opts.vs.length > 0 || opts.set.length > 0;
+      const report = await evaluate({
+        root,
+        instance,
+        a: { overlays: opts.config, overrides: opts.baseSet },
+        ...(ab ? { b: { overlays: opts.vs, overrides: opts.set } } : {}),
+        langs: opts.lang as ('en' | 'es')[],
+        datasets: opts.dataset,
+        limit: opts.limit,
+        argv: ['cita', ...process.argv.slice(2)],
+        log: (m) => process.stderr.write(`${m}\n`),
+        onQuestion: (label, done, total, r) =>
+          process.stderr.write(`[${label} ${done}/${total}] ${r.id} ${(r.latency.total! / 1000).toFixed(1)} s${r.error ? ` ERROR ${r.error}` : ''}\n`),
+      });
+      const stamp = report.meta.createdAt.replace(/[:.]/g, '-').slice(0, 19);
+      const name = opts.name ?? `${ab ? 'ab' : 'eval'}-${instance}-${stamp}`;
+      const files = writeReport(report, path.resolve(root, opts.out), name);
+      process.stdout.write(summaryLines(report).join('\n') + '\n');
+      process.stdout.write(`reports: ${files.json}\n         ${files.md}\n         ${files.html}\n`);
+    });
+}

@@ -1,0 +1,133 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { CODE_FORMATS } from '../pipeline/sources/classify.ts';
+import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
+import { codeQaRecord, loadJsonl, localizationRecord } from './shared.ts';
+
+/**
+ * Evaluation questions in one shape, whatever file they came from. cita's own JSONL format is
+ * `evalRecord` (see datasets/README.md); the ../shared/datasets formats are mapped onto it.
+ */
+
+export const evalRecord = z
+  .object({
+    id: z.string().min(1),
+    lang: z.enum(['en', 'es']),
+    kind: z.string().min(1),
+    question: z.string().min(1),
+    gold: z
+      .object({
+        /** Files (code or docs) an answer should cite; file-level retrieval metrics use them. */
+        files: z.array(z.string().min(1)).default([]),
+        symbols: z.array(z.string().min(1)).default([]),
+        /** Issue numbers an answer should cite. */
+        issues: z.array(z.number().int().positive()).default([]),
+        /** The collection that should answer: the routing target. */
+        source: z.enum(COLLECTIONS as unknown as [Collection, ...Collection[]]),
+      })
+      .strict()
+      .refine((g) => g.files.length + g.issues.length > 0, 'gold needs at least one file or issue'),
+  })
+  .strict();
+export type EvalRecord = z.infer<typeof evalRecord>;
+
+export interface EvalQuestion extends EvalRecord {
+  dataset: string;
+}
+
+export type DatasetFormat = 'cita' | 'localization' | 'code-qa';
+
+export interface DatasetSpec {
+  name: string;
+  path: string;
+  format: DatasetFormat;
+}
+
+export interface LoadedDataset {
+  name: string;
+  /** As configured (relative to the project root when it was). */
+  path: string;
+  sha256: string;
+  questions: EvalQuestion[];
+}
+
+/** Code files go to `code`, everything else (rst, md, txt) to `docs`. */
+export function sourceOfFile(file: string): Collection {
+  return path.extname(file).toLowerCase() in CODE_FORMATS ? 'code' : 'docs';
+}
+
+/** The collection most gold files live in (code on a tie: the fix is in the code). */
+function majoritySource(files: string[]): Collection {
+  const docs = files.filter((f) => sourceOfFile(f) === 'docs').length;
+  return docs > files.length - docs ? 'docs' : 'code';
+}
+
+/**
+ * issue-localization: an `issue-ref` question names the issue, so it should be routed to the issue
+ * (and from there to the code); an `issue-text` question is the issue itself, to be answered by code.
+ */
+function fromLocalization(r: z.infer<typeof localizationRecord>): EvalRecord {
+  return {
+    id: r.id,
+    lang: r.lang,
+    kind: r.kind,
+    question: r.question,
+    gold: {
+      files: r.gold_files_at_tag,
+      symbols: Object.values(r.gold_symbols ?? {}).flat(),
+      issues: r.kind === 'issue-ref' ? [r.issue] : [],
+      source: r.kind === 'issue-ref' ? 'issues' : 'code',
+    },
+  };
+}
+
+function fromCodeQa(r: z.infer<typeof codeQaRecord>): EvalRecord {
+  return { id: r.id, lang: r.lang, kind: r.kind, question: r.question, gold: { files: r.gold_files, symbols: [], issues: [], source: majoritySource(r.gold_files) } };
+}
+
+/** Loads and validates one dataset; errors name the file, the line and the field. */
+export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
+  const file = path.resolve(root, spec.path);
+  if (!fs.existsSync(file)) throw new Error(`dataset ${spec.name}: ${file} does not exist`);
+  const bytes = fs.readFileSync(file);
+  let records: EvalRecord[];
+  switch (spec.format) {
+    case 'cita':
+      records = loadJsonl(file, evalRecord);
+      break;
+    case 'localization':
+      records = loadJsonl(file, localizationRecord).map(fromLocalization);
+      break;
+    case 'code-qa':
+      records = loadJsonl(file, codeQaRecord).map(fromCodeQa);
+      break;
+  }
+  if (records.length === 0) throw new Error(`dataset ${spec.name}: ${file} holds no records`);
+  const seen = new Set<string>();
+  for (const r of records) {
+    if (seen.has(r.id)) throw new Error(`dataset ${spec.name}: ${file}: id "${r.id}" appears twice`);
+    seen.add(r.id);
+  }
+  return {
+    name: spec.name,
+    path: spec.path,
+    sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+    questions: records.map((r) => ({ ...r, dataset: spec.name })),
+  };
+}
+
+/** Every configured dataset; question ids must be unique across them (A/B pairs questions by id). */
+export function loadDatasets(specs: DatasetSpec[], root: string): LoadedDataset[] {
+  if (specs.length === 0) throw new Error('no evaluation datasets: add eval.datasets to the instance config (see datasets/README.md)');
+  const sets = specs.map((s) => loadDataset(s, root));
+  const owner = new Map<string, string>();
+  for (const d of sets)
+    for (const q of d.questions) {
+      const other = owner.get(q.id);
+      if (other) throw new Error(`question id "${q.id}" is in both ${other} and ${d.name}`);
+      owner.set(q.id, d.name);
+    }
+  return sets;
+}

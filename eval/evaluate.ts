@@ -1,0 +1,68 @@
+import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
+import { loadConfig } from '../pipeline/config/load.ts';
+import type { StatsOptions } from './aggregate.ts';
+import { compareRuns } from './compare.ts';
+import { commandLine, gitState } from './meta.ts';
+import { REPORT_VERSION, type QuestionResult, type Report } from './report/types.ts';
+import { runTarget } from './run.ts';
+import { METRICS } from './suites/catalogue.ts';
+import { openTargets, type TargetSpec } from './target.ts';
+
+export interface EvaluateOptions {
+  root: string;
+  instance: string;
+  /** Config A: overlay files and overrides on top of the instance config. */
+  a: { overlays: string[]; overrides: string[] };
+  /** Config B (A/B): overlays and overrides on top of A's. */
+  b?: { overlays: string[]; overrides: string[] };
+  /** Only these languages / datasets; the first `limit` questions of each dataset. */
+  langs?: ('en' | 'es')[];
+  datasets?: string[];
+  limit?: number;
+  argv: string[];
+  log: (message: string) => void;
+  onQuestion?: (label: string, done: number, total: number, r: QuestionResult) => void;
+}
+
+/** Runs config A (and B) over the instance's datasets through `ask()`, and compares B with A when there is a B. */
+export async function evaluate(options: EvaluateOptions): Promise<Report> {
+  const { root, instance } = options;
+  const { config } = loadConfig(instance, { root, overlays: options.a.overlays, overrides: options.a.overrides });
+  const datasets = loadDatasets(config.eval.datasets, root).filter((d) => !options.datasets?.length || options.datasets.includes(d.name));
+  if (options.datasets?.length && datasets.length === 0)
+    throw new Error(`no dataset named ${options.datasets.join(', ')} (configured: ${config.eval.datasets.map((d) => d.name).join(', ')})`);
+  const questions: EvalQuestion[] = datasets.flatMap((d) =>
+    d.questions.filter((q) => !options.langs?.length || options.langs.includes(q.lang)).slice(0, options.limit ?? Infinity),
+  );
+  if (questions.length === 0) throw new Error('no questions selected');
+  const stats: StatsOptions = { seed: config.eval.seed, bootstrap: config.eval.bootstrap, permutations: config.eval.permutations };
+
+  const specs: TargetSpec[] = [{ label: options.b ? 'A' : instance, instance, overlays: options.a.overlays, overrides: options.a.overrides }];
+  if (options.b) specs.push({ label: 'B', instance, overlays: [...options.a.overlays, ...options.b.overlays], overrides: [...options.a.overrides, ...options.b.overrides] });
+  const { targets, close } = await openTargets(specs, root, options.log);
+  try {
+    const runs = [];
+    for (const t of targets) {
+      options.log(`${t.label}: ${questions.length} questions, model ${t.embedder.id}, generator ${t.generator.id}, judge ${t.judge?.id ?? 'none'}`);
+      runs.push(await runTarget(t, questions, { stats, onQuestion: (done, total, r) => options.onQuestion?.(t.label, done, total, r) }));
+    }
+    return {
+      version: REPORT_VERSION,
+      kind: runs.length === 2 ? 'ab' : 'run',
+      meta: {
+        command: commandLine(options.argv),
+        createdAt: new Date().toISOString(),
+        git: gitState(root),
+        instance,
+        datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
+        node: process.version,
+        stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations },
+      },
+      metrics: METRICS,
+      runs,
+      ...(runs.length === 2 ? { comparisons: compareRuns(runs[0]!.questions, runs[1]!.questions, METRICS, stats) } : {}),
+    };
+  } finally {
+    await close();
+  }
+}

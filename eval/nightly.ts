@@ -1,0 +1,105 @@
+/**
+ * Nightly regression check: evaluates the instance's default config, compares it question by question
+ * with the committed baseline (paired tests), prints a verdict table and exits 1 when any quality
+ * metric is significantly worse. Latency is reported but does not fail the night (shared machines
+ * are noisy). `--update-baseline` deliberately replaces the baseline with this run.
+ *
+ *   npm run nightly [-- <instance>] [--update-baseline] [--baseline reports/baseline.json] [--out reports] [--limit n] [--set k=v]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { findRoot } from '../pipeline/config/load.ts';
+import { compareRuns } from './compare.ts';
+import { evaluate } from './evaluate.ts';
+import { comparisonTable } from './report/format.ts';
+import { markdownTable } from './report/markdown.ts';
+import { REPORT_VERSION, type Report } from './report/types.ts';
+import { writeReport } from './report/write.ts';
+import { summaryLines } from './summary.ts';
+
+export function readReport(file: string): Report {
+  if (!fs.existsSync(file)) throw new Error(`no baseline at ${file}: run \`npm run nightly -- --update-baseline\` to create one deliberately`);
+  const report = JSON.parse(fs.readFileSync(file, 'utf8')) as Report;
+  if (report.version !== REPORT_VERSION || !Array.isArray(report.runs) || report.runs.length === 0)
+    throw new Error(`${file} is not a cita report of version ${REPORT_VERSION}`);
+  return report;
+}
+
+/** The nightly report: baseline vs current, and the regressions that fail it (quality metrics only). */
+export function nightlyReport(baseline: Report, current: Report, baselineFile: string): Report {
+  const base = baseline.runs.at(-1)!;
+  const now = current.runs[0]!;
+  const stats = { seed: current.meta.stats.seed, bootstrap: current.meta.stats.bootstrap, permutations: current.meta.stats.permutations };
+  const comparisons = compareRuns(base.questions, now.questions, current.metrics, stats);
+  const gating = new Set(current.metrics.filter((m) => m.unit !== 'ms').map((m) => m.name));
+  const regressions = comparisons.filter((c) => c.verdict === 'worse' && gating.has(c.metric));
+  return {
+    ...current,
+    kind: 'nightly',
+    runs: [{ ...base, label: 'baseline' }, { ...now, label: 'current' }],
+    comparisons,
+    verdict: { status: regressions.length ? 'fail' : 'pass', regressions, baseline: baselineFile },
+  };
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      'update-baseline': { type: 'boolean' },
+      baseline: { type: 'string', default: 'reports/baseline.json' },
+      out: { type: 'string', default: 'reports' },
+      limit: { type: 'string' },
+      set: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  const root = findRoot();
+  const instance = positionals[0] ?? 'pytest';
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  const baselineFile = path.resolve(root, values.baseline);
+  const outDir = path.resolve(root, values.out);
+  if (!values['update-baseline']) readReport(baselineFile); // fail before the long run, not after
+  const current = await evaluate({
+    root,
+    instance,
+    a: { overlays: [], overrides: values.set },
+    limit,
+    argv: ['npm', 'run', 'nightly', '--', ...process.argv.slice(2)],
+    log: (m) => process.stderr.write(`${m}\n`),
+    onQuestion: (_l, done, total, r) => {
+      if (done % 10 === 0 || done === total || r.error) process.stderr.write(`[${done}/${total}] ${r.id}${r.error ? ` ERROR ${r.error}` : ''}\n`);
+    },
+  });
+  if (values['update-baseline']) {
+    const files = writeReport(current, path.dirname(baselineFile), path.basename(baselineFile, '.json'));
+    process.stdout.write(`${summaryLines(current).join('\n')}\n\nbaseline written: ${files.json}\n`);
+    return 0;
+  }
+  const baseline = readReport(baselineFile);
+  const changed = baseline.meta.datasets.filter((d) => current.meta.datasets.find((c) => c.name === d.name)?.sha256 !== d.sha256);
+  if (changed.length) process.stderr.write(`note: datasets changed since the baseline (${changed.map((d) => d.name).join(', ')}): questions are paired by id\n`);
+  if (baseline.runs.at(-1)!.configHash !== current.runs[0]!.configHash) process.stderr.write(`note: the config differs from the baseline's (${baseline.runs.at(-1)!.configHash} → ${current.runs[0]!.configHash})\n`);
+  const report = nightlyReport(baseline, current, path.relative(root, baselineFile));
+  const files = writeReport(report, outDir, 'nightly');
+  const main = report.comparisons!.filter((c) => c.group.kind === undefined && c.group.source === undefined);
+  process.stdout.write(`${markdownTable(comparisonTable(report, main)).join('\n')}\n`);
+  const v = report.verdict!;
+  process.stdout.write(
+    v.status === 'pass'
+      ? `\nPASS: no metric is significantly worse than the baseline (${report.comparisons!.length} comparisons)\n`
+      : `\nFAIL: ${v.regressions.length} significant regressions:\n${markdownTable(comparisonTable(report, v.regressions)).join('\n')}\n`,
+  );
+  process.stdout.write(`report: ${files.md}\n        ${files.html}\n`);
+  return v.status === 'pass' ? 0 : 1;
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('eval/nightly.ts')) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`nightly: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,280 @@
+import { COLLECTIONS } from '../../pipeline/types.ts';
+import type { Aggregate, Comparison, Group, MetricInfo, Report, RunReport } from './types.ts';
+
+/**
+ * Formatting shared by the Markdown and HTML renderings of a report: numbers by `MetricInfo.unit`,
+ * group labels, and the summary tables as plain data (`Table`), so both pages show the same figures.
+ * Everything here is pure; nothing escapes text (each renderer escapes for its own format).
+ */
+
+/** Shown wherever a value does not exist: a metric with n = 0 in a group, a missing aggregate. */
+export const DASH = '–';
+
+export type Unit = MetricInfo['unit'];
+
+export function isFiniteNumber(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+/** `0.412` → `41.2%`. */
+export function formatShare(x: number, digits = 1): string {
+  if (!isFiniteNumber(x)) return DASH;
+  return `${noNegativeZero((x * 100).toFixed(digits))}%`;
+}
+
+/** `109.4` → `109 ms`; below 10 ms one decimal (`2.5 ms`). */
+export function formatMs(ms: number): string {
+  if (!isFiniteNumber(ms)) return DASH;
+  return `${bare(ms, 'ms')} ms`;
+}
+
+/** The number alone, scaled for its unit: a share in percent (`41.2`), ms rounded, counts to 2 decimals. */
+export function bare(x: number, unit: Unit): string {
+  if (!isFiniteNumber(x)) return DASH;
+  switch (unit) {
+    case 'share':
+      return noNegativeZero((x * 100).toFixed(1));
+    case 'ms':
+      return noNegativeZero(Math.abs(x) < 10 ? x.toFixed(1) : x.toFixed(0));
+    case 'count':
+      return noNegativeZero(Number.isInteger(x) ? String(x) : x.toFixed(2));
+  }
+}
+
+/** A value with its unit: `41.2%`, `109 ms`, `2.35`. */
+export function formatValue(x: number | null | undefined, unit: Unit): string {
+  if (!isFiniteNumber(x)) return DASH;
+  if (unit === 'share') return formatShare(x);
+  if (unit === 'ms') return formatMs(x);
+  return bare(x, unit);
+}
+
+/** A mean and its 95% CI in the unit's scale, without the unit: `41.2 [35.0, 47.9]`. */
+export function formatCi(mean: number, low: number, high: number, unit: Unit): string {
+  if (!isFiniteNumber(mean)) return DASH;
+  if (!isFiniteNumber(low) || !isFiniteNumber(high)) return bare(mean, unit);
+  return `${bare(mean, unit)} [${bare(low, unit)}, ${bare(high, unit)}]`;
+}
+
+/** `mean [low, high] (n)`, or `–` when the metric has no question in the group. */
+export function formatAggregate(agg: Aggregate | undefined, unit: Unit): string {
+  if (!agg || agg.n === 0 || !isFiniteNumber(agg.mean)) return DASH;
+  return `${formatCi(agg.mean, agg.low, agg.high, unit)} (${agg.n})`;
+}
+
+/** A signed number in the unit's scale: `+3.1`, `-12`, `0.0`. */
+export function signed(x: number, unit: Unit): string {
+  if (!isFiniteNumber(x)) return DASH;
+  const magnitude = bare(Math.abs(x), unit);
+  if (/^0(\.0+)?$/.test(magnitude)) return magnitude;
+  return `${x < 0 ? '-' : '+'}${magnitude}`;
+}
+
+/** A difference B − A with its CI: `+3.1 pp [+0.5, +5.8]` (shares in percentage points), `+12 ms [+3, +20]`. */
+export function formatDiff(diff: number, low: number, high: number, unit: Unit): string {
+  if (!isFiniteNumber(diff)) return DASH;
+  const suffix = unit === 'share' ? ' pp' : unit === 'ms' ? ' ms' : '';
+  const ci = isFiniteNumber(low) && isFiniteNumber(high) ? ` [${signed(low, unit)}, ${signed(high, unit)}]` : '';
+  return `${signed(diff, unit)}${suffix}${ci}`;
+}
+
+/** `p = 0.003`, `p < 0.001`. */
+export function formatP(p: number): string {
+  if (!isFiniteNumber(p)) return DASH;
+  return p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
+}
+
+/** `es · issue-text · code` (language · kind · expected source), or `all`. */
+export function groupLabel(group: Group): string {
+  const parts = [group.lang, group.kind, group.source].filter((p): p is NonNullable<typeof p> => p !== undefined);
+  return parts.length === 0 ? 'all' : parts.join(' · ');
+}
+
+export function sameGroup(a: Group, b: Group): boolean {
+  return a.lang === b.lang && a.kind === b.kind && a.source === b.source;
+}
+
+export function verdictMark(verdict: Comparison['verdict']): string {
+  return verdict === 'better' ? '▲ better' : verdict === 'worse' ? '▼ worse' : '– same';
+}
+
+/** What a table cell's numbers are in, for the metric column: ` (%)`, ` (ms)`, or nothing. */
+export function unitHint(unit: Unit): string {
+  return unit === 'share' ? ' (%)' : unit === 'ms' ? ' (ms)' : '';
+}
+
+export function shortHash(hash: string, length = 12): string {
+  return hash.length > length ? hash.slice(0, length) : hash;
+}
+
+/** The metric's description from the report, or a neutral stand-in for a name the report does not describe. */
+export function metricInfo(report: Report, name: string): MetricInfo {
+  return (
+    report.metrics.find((m) => m.name === name) ?? {
+      name,
+      label: name,
+      direction: 'higher',
+      unit: 'count',
+      description: '',
+    }
+  );
+}
+
+/** Every metric the report describes, then any other metric its aggregates or comparisons name. */
+export function allMetrics(report: Report): MetricInfo[] {
+  const names = new Set(report.metrics.map((m) => m.name));
+  const extra: string[] = [];
+  const note = (name: string) => {
+    if (!names.has(name)) {
+      names.add(name);
+      extra.push(name);
+    }
+  };
+  for (const run of report.runs) for (const a of run.aggregates) note(a.metric);
+  for (const c of report.comparisons ?? []) note(c.metric);
+  return [...report.metrics, ...extra.map((name) => metricInfo(report, name))];
+}
+
+export function findAggregate(run: RunReport, metric: string, group: Group): Aggregate | undefined {
+  return run.aggregates.find((a) => a.metric === metric && sameGroup(a.group, group));
+}
+
+export function reportTitle(report: Report): string {
+  const kind = report.kind === 'ab' ? 'A/B comparison' : report.kind === 'nightly' ? 'nightly regression' : 'run';
+  return `cita evaluation report: ${kind} · ${report.meta.instance}`;
+}
+
+/** The two runs' labels in comparison order: A then B (or baseline then current). */
+export function comparedLabels(report: Report): [string, string] {
+  return [report.runs[0]?.label ?? 'A', report.runs[1]?.label ?? 'B'];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables as plain data: the Markdown and HTML pages render these same rows.
+
+export interface TableRow {
+  cells: string[];
+  /** A significant comparison row, in its direction. */
+  mark?: 'better' | 'worse';
+}
+
+export interface Table {
+  head: string[];
+  align: ('left' | 'right')[];
+  rows: TableRow[];
+}
+
+const LANG_COLUMNS: { title: string; group: Group }[] = [
+  { title: 'all', group: {} },
+  { title: 'en', group: { lang: 'en' } },
+  { title: 'es', group: { lang: 'es' } },
+];
+
+/** Every metric over all questions, English and Spanish side by side: `mean [low, high] (n)`. */
+export function metricTable(report: Report, run: RunReport): Table {
+  return {
+    head: ['metric', ...LANG_COLUMNS.map((c) => c.title)],
+    align: ['left', 'right', 'right', 'right'],
+    rows: allMetrics(report).map((m) => ({
+      cells: [
+        `${m.label}${unitHint(m.unit)}`,
+        ...LANG_COLUMNS.map((c) => formatAggregate(findAggregate(run, m.name, c.group), m.unit)),
+      ],
+    })),
+  };
+}
+
+/**
+ * Every metric per question kind (or expected source), English and Spanish side by side. A metric
+ * gets a row for a kind when the run has any aggregate for it in that kind.
+ */
+export function metricByTable(report: Report, run: RunReport, dimension: 'kind' | 'source'): Table {
+  const values = [
+    ...new Set(
+      run.aggregates.map((a) => a.group[dimension]).filter((v): v is string => typeof v === 'string'),
+    ),
+  ].sort();
+  const rows: TableRow[] = [];
+  for (const value of values) {
+    for (const m of allMetrics(report)) {
+      const aggs = LANG_COLUMNS.map((c) =>
+        findAggregate(run, m.name, { ...c.group, [dimension]: value } as Group),
+      );
+      if (aggs.every((a) => a === undefined)) continue;
+      rows.push({ cells: [value, `${m.label}${unitHint(m.unit)}`, ...aggs.map((a) => formatAggregate(a, m.unit))] });
+    }
+  }
+  return {
+    head: [dimension, 'metric', ...LANG_COLUMNS.map((c) => c.title)],
+    align: ['left', 'left', 'right', 'right', 'right'],
+    rows,
+  };
+}
+
+export function fusionTable(run: RunReport): Table {
+  return {
+    head: ['kind', 'questions', ...COLLECTIONS.map((c) => `${c} slots`), 'even quota', 'wasted slots'],
+    align: ['left', 'right', ...COLLECTIONS.map(() => 'right' as const), 'right', 'right'],
+    rows: run.fusion.map((f) => ({
+      cells: [
+        f.kind,
+        String(f.questions),
+        ...COLLECTIONS.map((c) => (isFiniteNumber(f.meanSlots[c]) ? f.meanSlots[c].toFixed(2) : DASH)),
+        formatShare(f.evenQuota),
+        formatShare(f.wastedSlots),
+      ],
+    })),
+  };
+}
+
+export function truncationTable(run: RunReport): Table {
+  return {
+    head: ['collection', 'chunks', 'window', 'largest', 'over window'],
+    align: ['left', 'right', 'right', 'right', 'right'],
+    rows: run.truncation.map((t) => ({
+      cells: [t.collection, String(t.chunks), String(t.window), String(t.maxTokens), t.overWindow > 0 ? `${t.overWindow} ⚠` : '0'],
+      ...(t.overWindow > 0 ? { mark: 'worse' as const } : {}),
+    })),
+  };
+}
+
+export function latencyTable(run: RunReport): Table {
+  return {
+    head: ['stage', 'n', 'p50', 'p95', 'mean'],
+    align: ['left', 'right', 'right', 'right', 'right'],
+    rows: run.latency.map((l) => ({
+      cells: [l.stage, String(l.n), formatMs(l.p50), formatMs(l.p95), formatMs(l.mean)],
+    })),
+  };
+}
+
+/** B vs A per metric and group; significant rows carry `mark` in their direction. */
+export function comparisonTable(report: Report, comparisons: Comparison[]): Table {
+  const [a, b] = comparedLabels(report);
+  return {
+    head: ['metric', 'group', 'n', a, b, `Δ ${b} − ${a} [95% CI]`, 'p', 'verdict'],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'],
+    rows: comparisons.map((c) => {
+      const m = metricInfo(report, c.metric);
+      const empty = c.n === 0;
+      const row: TableRow = {
+        cells: [
+          m.label,
+          groupLabel(c.group),
+          String(c.n),
+          empty ? DASH : formatValue(c.meanA, m.unit),
+          empty ? DASH : formatValue(c.meanB, m.unit),
+          empty ? DASH : formatDiff(c.diff, c.low, c.high, m.unit),
+          empty ? DASH : formatP(c.p),
+          verdictMark(c.verdict),
+        ],
+      };
+      if (c.verdict !== 'same') row.mark = c.verdict;
+      return row;
+    }),
+  };
+}
+
+function noNegativeZero(s: string): string {
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+}

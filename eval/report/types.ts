@@ -1,0 +1,184 @@
+import type { Collection } from '../../pipeline/types.ts';
+
+/**
+ * The evaluation report: one JSON document holds everything needed to reproduce and to compare a
+ * figure (command, config hash, model checksum, dataset checksums, git commit) and every
+ * per-question result; the Markdown and HTML pages are renderings of it, nothing more.
+ */
+
+export const REPORT_VERSION = 1;
+
+export type Lang = 'en' | 'es';
+
+/** How a metric reads: `share` in [0, 1] (shown as %), `ms` a duration. */
+export interface MetricInfo {
+  name: string;
+  label: string;
+  /** Which way is better; decides whether a significant difference is a gain or a regression. */
+  direction: 'higher' | 'lower';
+  unit: 'share' | 'ms' | 'count';
+  /** One line: what it measures and over which questions it is defined. */
+  description: string;
+}
+
+/** Per-question values; `null` where the metric does not apply (e.g. no gold issue, no answer). */
+export type MetricValues = Record<string, number | null>;
+
+export interface QuestionResult {
+  id: string;
+  dataset: string;
+  lang: Lang;
+  kind: string;
+  /** The collection that should answer it (the routing target). */
+  expectedSource: Collection;
+  /** The question, cut to 300 characters for the report. */
+  question: string;
+  gold: { files: string[]; issues: number[] };
+  metrics: MetricValues;
+  route: { top: Collection; weights: Record<Collection, number> };
+  /** Context blocks per collection after fusion (lookups included). */
+  slots: Record<Collection, number>;
+  /** The first 10 distinct files of the context, in order. */
+  ranked: string[];
+  answer?: {
+    generator: string;
+    text: string;
+    markers: number;
+    citations: number;
+    invalid: number;
+    unsupported: number;
+    noAnswer: boolean;
+  };
+  faithfulness?: {
+    judge: string;
+    /** Sentences judged, and how many of them the cited blocks support. */
+    sentences: number;
+    supported: number;
+    /** sha256 over the blocks (chunk ids, texts) the judge saw; equals the generator's by construction. */
+    contextFingerprint: string;
+  };
+  /** Milliseconds per stage of `ask()` (lookup, embed, retrieve, generate, verify, judge, total). */
+  latency: Record<string, number>;
+  /** Set when the question failed; its metrics are then null. */
+  error?: string;
+}
+
+/** Which questions an aggregate covers: a field left out means "all". */
+export interface Group {
+  lang?: Lang;
+  kind?: string;
+  source?: Collection;
+}
+
+/** Mean with a bootstrap 95% CI over the questions of the group where the metric applies. */
+export interface Aggregate {
+  group: Group;
+  metric: string;
+  n: number;
+  mean: number;
+  low: number;
+  high: number;
+}
+
+export interface TruncationRow {
+  collection: Collection;
+  chunks: number;
+  /** The model's window in tokens. */
+  window: number;
+  maxTokens: number;
+  /** Chunks over the window: must be 0. */
+  overWindow: number;
+  /** Chunk counts per token bucket: `[from, to)`. */
+  histogram: { from: number; to: number; count: number }[];
+}
+
+export interface FusionRow {
+  kind: string;
+  questions: number;
+  /** Mean context slots per collection. */
+  meanSlots: Record<Collection, number>;
+  /** Share of questions whose used collections got exactly equal slots (the RRF symptom). */
+  evenQuota: number;
+  /** Share of all slots spent on collections holding none of the question's gold. */
+  wastedSlots: number;
+}
+
+export interface LatencyRow {
+  stage: string;
+  n: number;
+  p50: number;
+  p95: number;
+  mean: number;
+}
+
+export interface RunReport {
+  /** `A`, `B`, `current`, `baseline`, or a name given on the command line. */
+  label: string;
+  /** Where the config came from: files and `--set` overrides, in order. */
+  configSource: string[];
+  configHash: string;
+  /** The resolved configuration (after defaults, files and overrides). */
+  config: unknown;
+  model: { id: string; dims: number };
+  generator: string;
+  /** Which faithfulness judge ran (`offline:support`, `llm:openai:…`, or `none`). */
+  judge: string;
+  index: { chunks: Record<Collection, number>; meta: Record<string, string> };
+  questions: QuestionResult[];
+  aggregates: Aggregate[];
+  truncation: TruncationRow[];
+  fusion: FusionRow[];
+  latency: LatencyRow[];
+  /** Wall time of the whole run, seconds. */
+  seconds: number;
+}
+
+/** A paired comparison of one metric over the questions both runs answered. */
+export interface Comparison {
+  metric: string;
+  group: Group;
+  n: number;
+  meanA: number;
+  meanB: number;
+  /** meanB − meanA, with the paired bootstrap 95% CI of the difference. */
+  diff: number;
+  low: number;
+  high: number;
+  /** Two-sided paired permutation test. */
+  p: number;
+  /** p < 0.05: `better` or `worse` for B according to the metric's direction; else `same`. */
+  verdict: 'better' | 'worse' | 'same';
+}
+
+export interface DatasetInfo {
+  name: string;
+  path: string;
+  sha256: string;
+  records: number;
+}
+
+export interface ReportMeta {
+  /** The exact command line that produced the report. */
+  command: string;
+  createdAt: string;
+  git: { commit: string; dirty: boolean };
+  instance: string;
+  datasets: DatasetInfo[];
+  node: string;
+  /** Seeds and iteration counts of the statistics. */
+  stats: { seed: string; bootstrap: number; permutations: number };
+}
+
+export interface Report {
+  version: typeof REPORT_VERSION;
+  /** `run`: one configuration; `ab`: A vs B; `nightly`: current vs the committed baseline. */
+  kind: 'run' | 'ab' | 'nightly';
+  meta: ReportMeta;
+  metrics: MetricInfo[];
+  /** One run, or [A, B] (`ab`), or [baseline, current] (`nightly`). */
+  runs: RunReport[];
+  /** B vs A (or current vs baseline) for every metric and group. */
+  comparisons?: Comparison[];
+  /** Nightly only: fails when any metric is significantly worse than the baseline. */
+  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string };
+}

@@ -1,0 +1,173 @@
+import type { EvalQuestion } from '../datasets/questions.ts';
+import { ask } from '../pipeline/answer/ask.ts';
+import type { Context, Generator } from '../pipeline/answer/types.ts';
+import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
+import { aggregate, type StatsOptions } from './aggregate.ts';
+import { contextFingerprint, describeContextDifference, JudgeContextMismatch } from './judge/fingerprint.ts';
+import type { Judge } from './judge/types.ts';
+import type { FusionRow, LatencyRow, MetricValues, QuestionResult, RunReport } from './report/types.ts';
+import { METRIC_NAMES } from './suites/catalogue.ts';
+import { citationMetrics } from './suites/citations.ts';
+import { contextSlots, fusionMetrics, goldCollections, isEvenQuota } from './suites/fusion.ts';
+import { rankedFiles, retrievalMetrics } from './suites/retrieval.ts';
+import { routingMetrics } from './suites/routing.ts';
+import { truncationSuite } from './suites/truncation.ts';
+import type { EvalTarget } from './target.ts';
+
+/** Passes every call through and keeps the context the generator was given, to hold the judge to it. */
+class WitnessGenerator implements Generator {
+  seen: Context | undefined;
+  constructor(private readonly inner: Generator) {}
+  get id(): string {
+    return this.inner.id;
+  }
+  generate(question: string, context: Context) {
+    this.seen = context;
+    return this.inner.generate(question, context);
+  }
+}
+
+/**
+ * Judges an answer and proves the judge saw the generator's exact context (lesson 5): the judge
+ * fingerprints what it received; a different fingerprint (a block missing, one character cut) is an
+ * error that stops the run, since every faithfulness figure after it would be meaningless.
+ */
+export async function judgeAgainst(judge: Judge, generatorContext: Context, question: string, judgeContext: Context, answer: Parameters<Judge['judge']>[2]) {
+  const judgement = await judge.judge(question, judgeContext, answer);
+  if (judgement.contextFingerprint !== contextFingerprint(generatorContext)) throw new JudgeContextMismatch(describeContextDifference(generatorContext, judgeContext));
+  return judgement;
+}
+
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** Runs one question through `ask()` (the same path as `cita ask`) and every per-question suite. */
+export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judgeContext: (c: Context) => Context = (c) => c): Promise<QuestionResult> {
+  const witness = new WitnessGenerator(target.generator);
+  const base = {
+    id: q.id,
+    dataset: q.dataset,
+    lang: q.lang,
+    kind: q.kind,
+    expectedSource: q.gold.source,
+    question: cut(q.question, 300),
+    gold: { files: q.gold.files, issues: q.gold.issues },
+  };
+  const started = performance.now();
+  let result;
+  try {
+    result = await ask({ config: target.config, store: target.store, embedder: target.embedder, generator: witness, checkout: target.paths.checkout }, q.question);
+  } catch (err) {
+    const empty = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
+    return {
+      ...base,
+      metrics: Object.fromEntries(METRIC_NAMES.map((m) => [m, null])),
+      route: { top: q.gold.source, weights: empty },
+      slots: empty,
+      ranked: [],
+      latency: { total: performance.now() - started },
+      error: (err as Error).message,
+    };
+  }
+  const latency: Record<string, number> = { ...result.timings };
+  let faithfulness: QuestionResult['faithfulness'];
+  const metrics: MetricValues = {};
+  if (target.judge && result.answer && witness.seen) {
+    const t = performance.now();
+    const j = await judgeAgainst(target.judge, witness.seen, q.question, judgeContext(result.context), result.answer);
+    latency.judge = performance.now() - t;
+    const supported = j.sentences.filter((s) => s.supported).length;
+    faithfulness = { judge: j.judge, sentences: j.sentences.length, supported, contextFingerprint: j.contextFingerprint };
+    metrics.faithfulness = j.sentences.length ? supported / j.sentences.length : null;
+  } else metrics.faithfulness = null;
+  latency.total = performance.now() - started;
+  const slots = contextSlots(result);
+  Object.assign(metrics, retrievalMetrics(q, result), routingMetrics(q, result), fusionMetrics(q, slots), citationMetrics(result.answer), { 'latency.total': latency.total });
+  const a = result.answer;
+  return {
+    ...base,
+    metrics,
+    route: { top: result.route.top, weights: result.route.weights },
+    slots,
+    ranked: rankedFiles(result).slice(0, 10),
+    ...(a
+      ? {
+          answer: {
+            generator: a.generator,
+            text: cut(a.text, 2000),
+            markers: new Set(a.citations.map((c) => c.marker)).size + new Set(a.invalid.map((i) => i.marker)).size,
+            citations: a.citations.length,
+            invalid: a.invalid.length,
+            unsupported: a.unsupported.length,
+            noAnswer: Boolean(a.noAnswer),
+          },
+        }
+      : {}),
+    ...(faithfulness ? { faithfulness } : {}),
+    latency,
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+export function latencyRows(questions: QuestionResult[]): LatencyRow[] {
+  const stages = [...new Set(questions.flatMap((q) => Object.keys(q.latency)))];
+  const order = ['lookup', 'embed', 'retrieve', 'generate', 'verify', 'judge', 'total'];
+  stages.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+  return stages.map((stage) => {
+    const xs = questions.map((q) => q.latency[stage]).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    return { stage, n: xs.length, p50: percentile(xs, 0.5), p95: percentile(xs, 0.95), mean: xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length) };
+  });
+}
+
+export function fusionRows(questions: QuestionResult[], goldOf: (id: string) => Set<Collection>): FusionRow[] {
+  const kinds = [...new Set(questions.map((q) => q.kind))].sort();
+  return kinds.map((kind) => {
+    const sel = questions.filter((q) => q.kind === kind && !q.error);
+    const total = sel.reduce((s, q) => s + COLLECTIONS.reduce((t, c) => t + q.slots[c], 0), 0);
+    const wasted = sel.reduce((s, q) => s + COLLECTIONS.filter((c) => !goldOf(q.id).has(c)).reduce((t, c) => t + q.slots[c], 0), 0);
+    return {
+      kind,
+      questions: sel.length,
+      meanSlots: Object.fromEntries(COLLECTIONS.map((c) => [c, sel.reduce((s, q) => s + q.slots[c], 0) / Math.max(1, sel.length)])) as Record<Collection, number>,
+      evenQuota: sel.filter((q) => isEvenQuota(q.slots)).length / Math.max(1, sel.length),
+      wastedSlots: total ? wasted / total : 0,
+    };
+  });
+}
+
+export interface RunOptions {
+  stats: StatsOptions;
+  onQuestion?: (done: number, total: number, result: QuestionResult) => void;
+}
+
+/** Evaluates one configuration over the questions: per-question results, aggregates with CIs, and the index-level suites. */
+export async function runTarget(target: EvalTarget, questions: EvalQuestion[], options: RunOptions): Promise<RunReport> {
+  const started = Date.now();
+  const results: QuestionResult[] = [];
+  for (const q of questions) {
+    const r = await evaluateQuestion(target, q);
+    results.push(r);
+    options.onQuestion?.(results.length, questions.length, r);
+  }
+  const gold = new Map(questions.map((q) => [q.id, goldCollections(q)]));
+  const chunks = Object.fromEntries(await Promise.all(COLLECTIONS.map(async (c) => [c, await target.store.count(c)] as const))) as Record<Collection, number>;
+  return {
+    label: target.label,
+    configSource: target.configSource,
+    configHash: target.configHash,
+    config: target.config,
+    model: { id: target.embedder.id, dims: target.embedder.dims },
+    generator: target.generator.id,
+    judge: target.judge?.id ?? 'none',
+    index: { chunks, meta: await target.store.meta() },
+    questions: results,
+    aggregates: aggregate(results, METRIC_NAMES, options.stats),
+    truncation: await truncationSuite(target.store, target.embedder.window),
+    fusion: fusionRows(results, (id) => gold.get(id) ?? new Set()),
+    latency: latencyRows(results),
+    seconds: (Date.now() - started) / 1000,
+  };
+}

@@ -1,0 +1,9 @@
+export { bootstrapCI, type BootstrapOptions, type MeanCI } from './bootstrap.ts';
+export {
+  pairedBootstrapDiffCI,
+  pairedPermutationTest,
+  type DiffCI,
+  type PairedTestResult,
+  type PermutationOptions,
+} from './paired.ts';
+export { DEFAULT_SEED, seededRandom, type RandomSource } from './random.ts';

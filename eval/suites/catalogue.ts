@@ -1,0 +1,22 @@
+import type { MetricInfo } from '../report/types.ts';
+
+/** Every metric the harness reports, in display order. Shares are per question, averaged over the questions where they apply. */
+export const METRICS: MetricInfo[] = [
+  { name: 'file.recall@5', label: 'Recall@5 (files)', direction: 'higher', unit: 'share', description: 'gold files among the first 5 distinct files of the context; questions with gold files' },
+  { name: 'file.recall@10', label: 'Recall@10 (files)', direction: 'higher', unit: 'share', description: 'gold files among the first 10 distinct files of the context' },
+  { name: 'file.acc@1', label: 'Acc@1 (files)', direction: 'higher', unit: 'share', description: 'the first file of the context is a gold file' },
+  { name: 'file.mrr', label: 'MRR (files)', direction: 'higher', unit: 'share', description: 'reciprocal rank of the first gold file' },
+  { name: 'file.ndcg@10', label: 'nDCG@10 (files)', direction: 'higher', unit: 'share', description: 'binary-relevance nDCG of the first 10 distinct files' },
+  { name: 'doc.recall@10', label: 'Recall@10 (docs)', direction: 'higher', unit: 'share', description: 'gold documentation files among the first 10 distinct doc files; questions with gold docs' },
+  { name: 'issue.recall', label: 'Recall (issues)', direction: 'higher', unit: 'share', description: 'gold issues with a block in the context; questions with gold issues' },
+  { name: 'routing.acc', label: 'Routing accuracy', direction: 'higher', unit: 'share', description: "the router's top collection is the expected source" },
+  { name: 'fusion.evenQuota', label: 'Even-quota slots', direction: 'lower', unit: 'share', description: 'the collections used got exactly equal slots (the RRF symptom)' },
+  { name: 'fusion.wastedSlots', label: 'Slots without gold', direction: 'lower', unit: 'share', description: 'share of context slots spent on collections holding none of the gold' },
+  { name: 'answer.answered', label: 'Answered', direction: 'higher', unit: 'share', description: 'the generator gave an answer rather than "not found"' },
+  { name: 'citations.resolved', label: 'Markers resolved', direction: 'higher', unit: 'share', description: 'distinct markers of the answer that became verified citations; answers with markers' },
+  { name: 'citations.holdText', label: 'Cited ranges hold the text', direction: 'higher', unit: 'share', description: '(sentence, marker) pairs whose cited block holds what the sentence quotes' },
+  { name: 'faithfulness', label: 'Faithfulness', direction: 'higher', unit: 'share', description: 'answer sentences the judge finds supported by the blocks they cite' },
+  { name: 'latency.total', label: 'Latency (total)', direction: 'lower', unit: 'ms', description: 'wall time of ask() plus judging, per question' },
+];
+
+export const METRIC_NAMES = METRICS.map((m) => m.name);

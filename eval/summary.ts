@@ -1,0 +1,21 @@
+import { comparisonTable, metricTable, type Table } from './report/format.ts';
+import { markdownTable } from './report/markdown.ts';
+import type { Report } from './report/types.ts';
+
+/** What `cita eval` and `npm run nightly` print: each run's metrics (all / en / es), and the comparison of the main groups. */
+export function summaryLines(report: Report, groups: 'main' | 'all' = 'main'): string[] {
+  const lines: string[] = [];
+  for (const run of report.runs) {
+    lines.push('', `## ${run.label} (config ${run.configHash}, model ${run.model.id}, judge ${run.judge}, ${run.questions.length} questions, ${run.seconds.toFixed(0)} s)`);
+    lines.push(...markdownTable(metricTable(report, run)));
+    const errors = run.questions.filter((q) => q.error);
+    if (errors.length) lines.push(`${errors.length} questions failed, e.g. ${errors[0]!.id}: ${errors[0]!.error}`);
+  }
+  if (report.comparisons) {
+    const main = report.comparisons.filter((c) => groups === 'all' || (c.group.kind === undefined && c.group.source === undefined));
+    const table: Table = comparisonTable(report, main);
+    lines.push('', `## ${report.kind === 'nightly' ? 'current vs baseline' : 'B vs A'} (paired permutation test; ▲/▼ significant at p < 0.05)`);
+    lines.push(...markdownTable(table));
+  }
+  return lines;
+}

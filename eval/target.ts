@@ -1,0 +1,114 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { createGenerator } from '../pipeline/answer/generators/index.ts';
+import type { Generator } from '../pipeline/answer/types.ts';
+import type { CitaConfig } from '../pipeline/config/schema.ts';
+import { loadConfig } from '../pipeline/config/load.ts';
+import { hasIndex, openEmbedder, openStore, resolvePaths, type InstancePaths } from '../pipeline/instance.ts';
+import type { Store } from '../pipeline/store/store.ts';
+import type { Embedder } from '../pipeline/types.ts';
+import { createJudge } from './judge/create.ts';
+import type { Judge } from './judge/types.ts';
+
+/** One configuration under evaluation, opened exactly as `cita ask` opens it. */
+export interface EvalTarget {
+  label: string;
+  /** Where the config came from: the instance file, overlays and overrides, in order. */
+  configSource: string[];
+  config: CitaConfig;
+  configHash: string;
+  paths: InstancePaths;
+  store: Store;
+  embedder: Embedder;
+  generator: Generator;
+  judge: Judge | null;
+}
+
+export interface TargetSpec {
+  label: string;
+  instance: string;
+  overlays: string[];
+  overrides: string[];
+}
+
+/** Hash of the resolved configuration: two reports with the same hash ran the same settings. */
+export function configHash(config: CitaConfig): string {
+  return crypto.createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Remembers query vectors within one target (a question asked again, a hop text seen before). Not
+ * shared between A and B: a run served from another's cache would report a latency it did not pay.
+ */
+export function memoizeQueries(embedder: Embedder): Embedder {
+  const memo = new Map<string, Float32Array>();
+  return Object.assign(Object.create(embedder) as Embedder, {
+    async embedQueries(texts: string[]): Promise<Float32Array[]> {
+      const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
+      if (missing.length) (await embedder.embedQueries(missing)).forEach((v, i) => memo.set(missing[i]!, v));
+      return texts.map((t) => memo.get(t)!);
+    },
+  });
+}
+
+/** Opens the targets; a model or store the targets share (same settings) is opened once. `close` frees them all. */
+export async function openTargets(specs: TargetSpec[], root: string, log: (m: string) => void): Promise<{ targets: EvalTarget[]; close(): Promise<void> }> {
+  const embedders = new Map<string, Embedder>();
+  const stores = new Map<string, Store>();
+  const targets: EvalTarget[] = [];
+  const close = async () => {
+    for (const t of targets) {
+      await t.generator.close?.();
+      await t.judge?.close?.();
+    }
+    for (const s of stores.values()) await s.close();
+    for (const e of embedders.values()) await e.close();
+  };
+  try {
+    for (const spec of specs) {
+      const { config, file } = loadConfig(spec.instance, { root, overlays: spec.overlays, overrides: spec.overrides });
+      const paths = resolvePaths(config, root);
+      if (!(await hasIndex(config, paths))) throw new Error(`${spec.label}: instance "${config.name}" has no index at ${paths.store}: run \`cita index ${config.name}\` with the same settings`);
+      const embedKey = JSON.stringify(config.embedding);
+      let model = embedders.get(embedKey);
+      if (!model) {
+        model = await openEmbedder(config, paths);
+        embedders.set(embedKey, model);
+      }
+      // One model in memory, but each target embeds its own queries: its latency is its own.
+      const embedder = memoizeQueries(model);
+      const storeKey = JSON.stringify([config.store, paths.store]);
+      let store = stores.get(storeKey);
+      if (!store) {
+        store = await openStore(config, paths, embedder.dims);
+        stores.set(storeKey, store);
+      }
+      const meta = await store.meta();
+      if (meta.model && meta.model !== embedder.id)
+        throw new Error(`${spec.label}: the index at ${paths.store} was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
+      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log });
+      let judge: Judge | null;
+      try {
+        judge = await createJudge(config.eval.judge, { modelsDir: paths.models, log });
+      } catch (err) {
+        await generator.close?.();
+        throw err;
+      }
+      targets.push({
+        label: spec.label,
+        configSource: [path.relative(root, file), ...spec.overlays, ...spec.overrides.map((o) => `--set ${o}`)],
+        config,
+        configHash: configHash(config),
+        paths,
+        store,
+        embedder,
+        generator,
+        judge,
+      });
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { targets, close };
+}

@@ -1,0 +1,240 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadDataset, loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
+import { buildContext } from '../pipeline/answer/context.ts';
+import type { Context, VerifiedAnswer } from '../pipeline/answer/types.ts';
+import type { Chunk } from '../pipeline/types.ts';
+import { aggregate, groupsOf } from '../eval/aggregate.ts';
+import { compareRuns } from '../eval/compare.ts';
+import { contextFingerprint } from '../eval/judge/fingerprint.ts';
+import { LlmJudge, parseVerdicts } from '../eval/judge/llm.ts';
+import { OfflineSupportJudge, supportShare } from '../eval/judge/offline.ts';
+import type { MetricInfo, QuestionResult } from '../eval/report/types.ts';
+import { citationMetrics } from '../eval/suites/citations.ts';
+import { fusionMetrics, isEvenQuota } from '../eval/suites/fusion.ts';
+import { retrievalMetrics } from '../eval/suites/retrieval.ts';
+import { truncationRow } from '../eval/suites/truncation.ts';
+import { sharedDatasets } from './support/paths.ts';
+
+/** The harness's per-question suites, judges and aggregation, on hand-made inputs with hand-computed answers. */
+
+function chunk(id: string, collection: Chunk['collection'], p: string, text: string, issue?: number): Chunk {
+  return { id, collection, text, title: p, citation: { path: p, startLine: 1, endLine: text.split('\n').length, ...(issue ? { issue } : {}) }, tokens: 10 };
+}
+
+function ctx(chunks: Chunk[]): Context {
+  return buildContext('q', 'en', chunks.map((c) => ({ chunk: c, scores: { collection: c.collection, fused: 1, bm25: null, dense: null, via: 'search' as const } })), { chunks: 12, chars: 2400 });
+}
+
+const q = (gold: Partial<EvalQuestion['gold']>, extra: Partial<EvalQuestion> = {}): EvalQuestion => ({
+  id: 'q1',
+  lang: 'en',
+  kind: 'k',
+  question: 'q',
+  dataset: 'd',
+  ...extra,
+  gold: { files: [], symbols: [], issues: [], source: 'code', ...gold },
+});
+
+describe('retrieval suite', () => {
+  const context = ctx([
+    chunk('a', 'code', 'src/a.py', 'def a(): pass'),
+    chunk('i', 'issues', 'issues/7', 'issue text', 7),
+    chunk('b', 'docs', 'doc/b.rst', 'B'),
+    chunk('a2', 'code', 'src/a.py', 'def a2(): pass'),
+    chunk('c', 'code', 'src/c.py', 'def c(): pass'),
+  ]);
+  it('ranks distinct files in context order, issues left out', () => {
+    // files: src/a.py, doc/b.rst, src/c.py; gold {src/c.py, doc/b.rst}
+    const m = retrievalMetrics(q({ files: ['src/c.py', 'doc/b.rst'], issues: [7, 8] }), { context });
+    expect(m['file.acc@1']).toBe(0);
+    expect(m['file.mrr']).toBeCloseTo(1 / 2, 12); // first gold at rank 2
+    expect(m['file.recall@5']).toBe(1);
+    // DCG = 1/log2(3) + 1/log2(4); IDCG = 1 + 1/log2(3)
+    expect(m['file.ndcg@10']).toBeCloseTo((1 / Math.log2(3) + 0.5) / (1 + 1 / Math.log2(3)), 12);
+    expect(m['doc.recall@10']).toBe(1);
+    expect(m['issue.recall']).toBe(0.5); // #7 in context, #8 not
+  });
+  it('is null where there is no gold of that kind', () => {
+    const m = retrievalMetrics(q({ issues: [7] }), { context });
+    expect(m['file.recall@5']).toBeNull();
+    expect(m['doc.recall@10']).toBeNull();
+    expect(m['issue.recall']).toBe(1);
+  });
+});
+
+describe('fusion suite', () => {
+  it.each([
+    [{ docs: 4, code: 4, issues: 4 }, true],
+    [{ docs: 0, code: 6, issues: 6 }, true],
+    [{ docs: 0, code: 12, issues: 0 }, false], // one collection is not a quota
+    [{ docs: 3, code: 8, issues: 1 }, false],
+  ])('even quota of %j is %s', (slots, even) => {
+    expect(isEvenQuota(slots)).toBe(even);
+  });
+  it('counts slots spent on collections without gold', () => {
+    // gold in code only: docs 3 + issues 1 of 12 slots are wasted
+    expect(fusionMetrics(q({ files: ['src/a.py'] }), { docs: 3, code: 8, issues: 1 })['fusion.wastedSlots']).toBeCloseTo(4 / 12, 12);
+    // gold issue and a doc file: only code is wasted
+    expect(fusionMetrics(q({ files: ['doc/x.md'], issues: [1] }), { docs: 3, code: 8, issues: 1 })['fusion.wastedSlots']).toBeCloseTo(8 / 12, 12);
+  });
+});
+
+const answer = (text: string, extra: Partial<VerifiedAnswer> = {}): VerifiedAnswer => ({
+  text,
+  language: 'en',
+  generator: 'test',
+  citations: [],
+  invalid: [],
+  unsupported: [],
+  ...extra,
+});
+const cite = (marker: number) => ({ marker, collection: 'code' as const, path: 'p', startLine: 1, endLine: 1, snippet: '', verified: true });
+
+describe('citation suite', () => {
+  it('shares of resolved markers and of sentence-marker pairs that hold the text', () => {
+    const a = answer('Alpha is one [1]. Beta is two [2]. Gamma is three [1][3].', {
+      citations: [cite(1), cite(2)],
+      invalid: [
+        { marker: 3, problem: 'no block 3' },
+        { marker: 2, problem: 'quote not in block', sentence: 'Beta is two [2].' },
+      ],
+    });
+    const m = citationMetrics(a);
+    expect(m['citations.resolved']).toBeCloseTo(2 / 3, 12); // markers {1,2,3}, valid {1,2}
+    // pairs: (1,Alpha) ok, (2,Beta) fails its quote, (1,Gamma) ok, (3,Gamma) bad marker → 2/4
+    expect(m['citations.holdText']).toBeCloseTo(2 / 4, 12);
+    expect(m['answer.answered']).toBe(1);
+  });
+  it('a no-answer has no markers to score', () => {
+    const m = citationMetrics(answer('I could not find the answer in the indexed sources.', { noAnswer: true }));
+    expect(m).toEqual({ 'answer.answered': 0, 'citations.resolved': null, 'citations.holdText': null });
+  });
+});
+
+describe('offline judge', () => {
+  it('support share is the share of the claim words found in the cited blocks', () => {
+    // words: use, skipif, to, skip, on, windows → 5 of 6 in the evidence ("windows" is not)
+    expect(supportShare('Use skipif to skip on Windows [1].', ['use skipif to skip a test on some platforms'])).toBeCloseTo(5 / 6, 12);
+    expect(supportShare('anything [1]', [])).toBe(0);
+  });
+  it('judges each sentence by the blocks it cites, and fingerprints the context it got', async () => {
+    const context = ctx([chunk('a', 'docs', 'a.md', 'Use skipif to skip a test on Windows.'), chunk('b', 'docs', 'b.md', 'Install with pip.')]);
+    const j = await new OfflineSupportJudge().judge('q', context, answer('Use skipif to skip a test on Windows [1]. Install with pip [1]. Nothing cited here.'));
+    expect(j.sentences.map((s) => s.supported)).toEqual([true, false, false]); // the second cites the wrong block
+    expect(j.sentences[2]!.reason).toBe('cites no block');
+    expect(j.contextFingerprint).toBe(contextFingerprint(context));
+  });
+  it('the fingerprint changes when a block is dropped or one character is cut', () => {
+    const chunks = [chunk('a', 'docs', 'a.md', 'Use skipif.'), chunk('b', 'docs', 'b.md', 'Install with pip.')];
+    const full = contextFingerprint(ctx(chunks));
+    expect(contextFingerprint(ctx(chunks))).toBe(full);
+    expect(contextFingerprint(ctx(chunks.slice(0, 1)))).not.toBe(full);
+    expect(contextFingerprint(ctx([chunks[0]!, { ...chunks[1]!, text: 'Install with pip' }]))).not.toBe(full);
+  });
+});
+
+describe('LLM judge', () => {
+  it('parses one verdict per claim, in English or Spanish; missing ones stay null', () => {
+    expect(parseVerdicts('1: yes\n2: no\n3: sí', 4)).toEqual([true, false, true, null]);
+    expect(parseVerdicts('Claim 2: NO\nclaim 1: Yes\n1: no', 2)).toEqual([true, false]); // first verdict per claim wins
+  });
+  it('sends only cited claims, with the exact text of the blocks they cite', async () => {
+    const context = ctx([chunk('a', 'docs', 'a.md', 'Use skipif to skip on Windows.'), chunk('b', 'docs', 'b.md', 'Install with pip.')]);
+    const sent: string[] = [];
+    // A scripted model: this tests the judge's prompt and bookkeeping, not a model's judgement.
+    const judge = new LlmJudge({ id: 'scripted', complete: (m) => (sent.push(m.map((x) => x.content).join('\n')), Promise.resolve('1: yes\n2: no')) });
+    const j = await judge.judge('q', context, answer('Skip on Windows with skipif [1]. Install it [2]. Uncited claim.'));
+    expect(j.judge).toBe('llm:scripted');
+    expect(j.sentences.map((s) => s.supported)).toEqual([true, false, false]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('Use skipif to skip on Windows.');
+    expect(sent[0]).toContain('Install with pip.');
+    expect(sent[0]).not.toContain('Uncited claim');
+  });
+});
+
+describe('truncation suite', () => {
+  it('buckets token counts by window/8 and counts chunks over the window', () => {
+    const row = truncationRow('code', [0, 63, 64, 511, 512, 513, 700], 512);
+    expect(row.histogram.slice(0, 8).map((b) => b.count)).toEqual([2, 1, 0, 0, 0, 0, 0, 2]);
+    expect(row.overWindow).toBe(2);
+    expect(row.maxTokens).toBe(700);
+    expect(row.histogram.at(-1)).toMatchObject({ from: 513, count: 2 });
+  });
+});
+
+function result(id: string, lang: 'en' | 'es', metrics: Record<string, number | null>): QuestionResult {
+  return {
+    id,
+    dataset: 'd',
+    lang,
+    kind: 'k',
+    expectedSource: 'code',
+    question: id,
+    gold: { files: [], issues: [] },
+    metrics,
+    route: { top: 'code', weights: { docs: 0, code: 1, issues: 0 } },
+    slots: { docs: 0, code: 1, issues: 0 },
+    ranked: [],
+    latency: {},
+  };
+}
+
+describe('aggregation and paired comparison', () => {
+  const stats = { seed: 's', bootstrap: 500, permutations: 2000 };
+  it('aggregates per group over the questions where a metric applies', () => {
+    const rs = [result('a', 'en', { m: 1 }), result('b', 'en', { m: 0 }), result('c', 'es', { m: null })];
+    expect(groupsOf(rs).slice(0, 3)).toEqual([{}, { lang: 'en' }, { lang: 'es' }]);
+    const aggs = aggregate(rs, ['m'], stats);
+    expect(aggs.find((a) => Object.keys(a.group).length === 0)).toMatchObject({ n: 2, mean: 0.5 });
+    expect(aggs.some((a) => a.group.lang === 'es' && Object.keys(a.group).length === 1)).toBe(false); // n = 0: no aggregate
+  });
+  it('marks a significant change better or worse by the metric direction', () => {
+    const metrics: MetricInfo[] = [
+      { name: 'r', label: 'r', direction: 'higher', unit: 'share', description: '' },
+      { name: 't', label: 't', direction: 'lower', unit: 'ms', description: '' },
+    ];
+    const ids = ['1', '2', '3', '4', '5', '6'];
+    const a = ids.map((id) => result(id, 'en', { r: 1, t: 100 }));
+    const b = ids.map((id) => result(id, 'en', { r: 0, t: 50 }));
+    const all = compareRuns(a, b, metrics, stats).filter((c) => Object.keys(c.group).length === 0);
+    // 6 differences of one sign: exact p = 2 / 2^6 = 0.03125
+    expect(all.find((c) => c.metric === 'r')).toMatchObject({ n: 6, diff: -1, verdict: 'worse' });
+    expect(all.find((c) => c.metric === 'r')!.p).toBeCloseTo(0.03125, 12);
+    expect(all.find((c) => c.metric === 't')).toMatchObject({ diff: -50, verdict: 'better' });
+    // 4 questions are not enough: p = 2/16 = 0.125
+    const few = compareRuns(a.slice(0, 4), b.slice(0, 4), metrics, stats).find((c) => c.metric === 'r' && Object.keys(c.group).length === 0);
+    expect(few).toMatchObject({ verdict: 'same' });
+    expect(few!.p).toBeCloseTo(0.125, 12);
+  });
+});
+
+describe('datasets', () => {
+  it('maps the shared pytest datasets onto eval records with the expected source', () => {
+    const loc = loadDataset({ name: 'loc', path: path.join(sharedDatasets, 'pytest/issue-localization.jsonl'), format: 'localization' }, '/');
+    expect(loc.questions).toHaveLength(68);
+    expect(loc.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const ref = loc.questions.find((r) => r.kind === 'issue-ref')!;
+    expect(ref.gold.source).toBe('issues');
+    expect(ref.gold.issues).toHaveLength(1);
+    expect(loc.questions.find((r) => r.kind === 'issue-text')!.gold).toMatchObject({ source: 'code', issues: [] });
+    const qa = loadDataset({ name: 'qa', path: path.join(sharedDatasets, 'pytest/code-qa.jsonl'), format: 'code-qa' }, '/');
+    expect(qa.questions.filter((r) => r.lang === 'es')).toHaveLength(30);
+  });
+  it('reports a bad record by file, line and field, and duplicate ids across datasets', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-ds-'));
+    const good = { id: 'x', lang: 'en', kind: 'k', question: 'q?', gold: { files: ['a.py'], source: 'code' } };
+    fs.writeFileSync(path.join(dir, 'a.jsonl'), `${JSON.stringify(good)}\n${JSON.stringify({ ...good, id: 'y', gold: { files: [], source: 'code' } })}\n`);
+    expect(() => loadDataset({ name: 'a', path: 'a.jsonl', format: 'cita' }, dir)).toThrow(/a\.jsonl:2: gold: gold needs at least one file or issue/);
+    fs.writeFileSync(path.join(dir, 'b.jsonl'), `${JSON.stringify({ ...good, lang: 'fr' })}\n`);
+    expect(() => loadDataset({ name: 'b', path: 'b.jsonl', format: 'cita' }, dir)).toThrow(/b\.jsonl:1: lang/);
+    fs.writeFileSync(path.join(dir, 'c.jsonl'), `${JSON.stringify(good)}\n`);
+    fs.writeFileSync(path.join(dir, 'd.jsonl'), `${JSON.stringify(good)}\n`);
+    expect(() => loadDatasets([{ name: 'c', path: 'c.jsonl', format: 'cita' }, { name: 'd', path: 'd.jsonl', format: 'cita' }], dir)).toThrow(/"x" is in both c and d/);
+    expect(() => loadDatasets([], dir)).toThrow(/eval\.datasets/);
+    fs.rmSync(dir, { recursive: true });
+  });
+});

@@ -1,0 +1,201 @@
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Context } from '../pipeline/answer/types.ts';
+import { loadDatasets } from '../datasets/questions.ts';
+import { JudgeContextMismatch } from '../eval/judge/fingerprint.ts';
+import type { Report } from '../eval/report/types.ts';
+import { evaluateQuestion } from '../eval/run.ts';
+import { openTargets } from '../eval/target.ts';
+import { cita, makeProject, type TestProject } from './support/cli.ts';
+import { GUIDE, ISSUES, LOADER } from './support/demoRepo.ts';
+import { modelDir, root } from './support/paths.ts';
+
+/**
+ * The evaluation harness end to end on the demo repository with the real model: `cita eval` (one
+ * config and an A/B), the nightly regression check against a baseline, and the measurement trap of
+ * lesson 5 (a judge that sees a narrower context than the generator is caught).
+ */
+
+// Six questions answered by the guide and two by the loader, in English and Spanish. Removing the docs
+// from the index must then cost recall on six questions: enough for a paired test to see it.
+const QUESTIONS = [
+  ['en-skip', 'en', 'How do I skip a test on Windows?', 'docs'],
+  ['es-skip', 'es', '¿Cómo omito un test en Windows?', 'docs'],
+  ['en-install', 'en', 'How do I install widgets?', 'docs'],
+  ['es-install', 'es', '¿Cómo instalo widgets?', 'docs'],
+  ['en-report', 'en', 'Where are skipped tests reported?', 'docs'],
+  ['es-report', 'es', '¿Dónde se informa de los tests omitidos?', 'docs'],
+  ['en-parse', 'en', 'Which function reads a JSON configuration file?', 'code'],
+  ['es-parse', 'es', '¿Qué función lee un fichero de configuración JSON?', 'code'],
+].map(([id, lang, question, source]) => ({
+  id,
+  lang,
+  kind: source === 'docs' ? 'how-to' : 'code',
+  question,
+  gold: { files: [source === 'docs' ? 'docs/guide.md' : 'src/loader.py'], source },
+}));
+/** The same repository indexed without its docs: a deliberately worse index for the A/B and nightly tests. */
+const NO_DOCS = ['--set', 'sources.docs.exclude=["**"]', '--set', 'store.path=.cita/nodocs/index.sqlite'];
+
+describe('cita eval', () => {
+  let p: TestProject;
+  const report = (name: string) => JSON.parse(fs.readFileSync(path.join(p.dir, 'reports', `${name}.json`), 'utf8')) as Report;
+  const nightly = (...args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href, path.join(root, 'eval/nightly.ts'), 'demo', ...args], {
+      cwd: p.dir,
+      env: { ...process.env, CITA_ROOT: p.dir },
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  beforeAll(() => {
+    p = makeProject();
+    p.write('docs/guide.md', GUIDE);
+    p.write('src/loader.py', LOADER);
+    fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
+    fs.mkdirSync(path.join(p.dir, 'datasets'));
+    fs.writeFileSync(path.join(p.dir, 'datasets/demo.jsonl'), QUESTIONS.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    p.setInstance(
+      [
+        'name: demo',
+        'repository:',
+        '  path: repo',
+        'sources:',
+        '  issues:',
+        '    kind: file',
+        '    file: issues.json',
+        'embedding:',
+        `  dir: ${path.dirname(modelDir)}`,
+        'eval:',
+        '  datasets:',
+        '    - name: demo',
+        '      path: datasets/demo.jsonl',
+        '  bootstrap: 500',
+        '  permutations: 2000',
+        '',
+      ].join('\n'),
+    );
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+    expect(cita(p, ['index', 'demo', ...NO_DOCS]).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  it('evaluates one config and writes a reproducible JSON, Markdown and HTML report', () => {
+    const r = cita(p, ['eval', 'demo', '--name', 'run1']);
+    expect(r.stderr).toContain('[demo 8/8]');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('| metric | all | en | es |');
+    const rep = report('run1');
+    expect(rep.kind).toBe('run');
+    expect(rep.meta.command).toBe('cita eval demo --name run1');
+    const bytes = fs.readFileSync(path.join(p.dir, 'datasets/demo.jsonl'));
+    expect(rep.meta.datasets).toEqual([{ name: 'demo', path: 'datasets/demo.jsonl', sha256: crypto.createHash('sha256').update(bytes).digest('hex'), records: 8 }]);
+    expect(rep.meta.git.commit).toMatch(/not a git checkout/);
+    const run = rep.runs[0]!;
+    expect(run.model.id).toMatch(/multilingual-e5-small/);
+    expect(run.configHash).toMatch(/^[0-9a-f]{16}$/);
+    expect(run.judge).toBe('offline:support@0.8');
+    expect(run.questions.map((q) => q.id)).toEqual(QUESTIONS.map((q) => q.id));
+    expect(run.questions.every((q) => !q.error)).toBe(true);
+    const recalls = run.questions.map((q) => q.metrics['file.recall@10']!);
+    expect(recalls.filter((r) => r === 1).length).toBeGreaterThanOrEqual(6); // a two-file repository
+    const all = (m: string) => run.aggregates.find((a) => a.metric === m && Object.keys(a.group).length === 0)!;
+    expect(all('file.recall@10').n).toBe(8);
+    expect(all('file.recall@10').mean).toBeCloseTo(recalls.reduce((a, b) => a + b, 0) / 8, 12);
+    expect(all('file.recall@10').low).toBeLessThanOrEqual(all('file.recall@10').mean);
+    expect(run.aggregates.some((a) => a.group.lang === 'es' && a.metric === 'routing.acc')).toBe(true);
+    // Truncation reads the index: every chunk counted, none over the window.
+    const counted = Object.fromEntries(run.truncation.map((t) => [t.collection, t.chunks]));
+    expect(counted).toEqual(run.index.chunks);
+    expect(run.truncation.every((t) => t.overWindow === 0 && t.maxTokens <= t.window)).toBe(true);
+    expect(run.latency.find((l) => l.stage === 'total')!.n).toBe(8);
+    const html = fs.readFileSync(path.join(p.dir, 'reports/run1.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(fs.readFileSync(path.join(p.dir, 'reports/run1.md'), 'utf8')).toContain(run.configHash.slice(0, 12));
+    expect(run.configSource).toEqual(['config/instances/demo.yaml']);
+  });
+
+  it('an A/B with --set runs both configs over the same questions and tests each metric paired', () => {
+    const r = cita(p, ['eval', 'demo', ...NO_DOCS, '--name', 'ab']);
+    expect(r.code).toBe(0);
+    const rep = report('ab');
+    expect(rep.kind).toBe('ab');
+    expect(rep.runs.map((x) => x.label)).toEqual(['A', 'B']);
+    expect((rep.runs[1]!.config as { store: { path: string } }).store.path).toBe('.cita/nodocs/index.sqlite');
+    expect(rep.runs[0]!.configHash).not.toBe(rep.runs[1]!.configHash);
+    expect(rep.runs[1]!.configSource).toContain('--set store.path=.cita/nodocs/index.sqlite');
+    expect(rep.runs[1]!.index.chunks.docs).toBe(0);
+    // Without docs the six guide questions lose their gold file; the paired test sees it.
+    const recall = rep.comparisons!.find((c) => c.metric === 'file.recall@10' && Object.keys(c.group).length === 0)!;
+    const a = rep.runs[0]!.questions.map((q) => q.metrics['file.recall@10']!);
+    const b = rep.runs[1]!.questions.map((q) => q.metrics['file.recall@10']!);
+    expect(recall.n).toBe(8);
+    expect(recall.diff).toBeCloseTo(b.reduce((x, y) => x + y, 0) / 8 - a.reduce((x, y) => x + y, 0) / 8, 12);
+    expect(b.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(recall.verdict).toBe('worse');
+    expect(recall.p).toBeLessThan(0.05);
+    expect(recall.high).toBeLessThan(0); // the CI of the difference excludes 0
+    expect(r.stdout).toContain('▼ worse');
+  });
+
+  it('nightly passes against its own baseline and fails on a significant regression', () => {
+    const base = nightly('--update-baseline');
+    expect(base.code).toBe(0);
+    expect(base.stdout).toContain('baseline written');
+    const same = nightly();
+    expect(same.stdout).toContain('PASS');
+    expect(same.code).toBe(0);
+    const worse = nightly(...NO_DOCS);
+    expect(worse.stdout).toContain('FAIL');
+    expect(worse.stdout).toContain('Recall@10 (files)');
+    expect(worse.code).toBe(1);
+    const rep = report('nightly');
+    expect(rep.kind).toBe('nightly');
+    expect(rep.verdict!.status).toBe('fail');
+    expect(rep.runs.map((x) => x.label)).toEqual(['baseline', 'current']);
+  });
+
+  it('nightly without a baseline says how to make one', () => {
+    const r = nightly('--baseline', 'reports/none.json');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('npm run nightly -- --update-baseline');
+  });
+
+  it('a bad dataset record is reported by file and line, before any question runs', () => {
+    fs.writeFileSync(path.join(p.dir, 'datasets/bad.jsonl'), `${JSON.stringify(QUESTIONS[0])}\n{"id":"b","lang":"en","kind":"k","question":"q","gold":{"files":["a"],"source":"wiki"}}\n`);
+    const r = cita(p, ['eval', 'demo', '--base-set', 'eval.datasets=[{name: bad, path: datasets/bad.jsonl}]']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bad\.jsonl:2: gold\.source/);
+  });
+
+  describe('the measurement trap (lesson 5)', () => {
+    const open = async () => {
+      const { targets, close } = await openTargets([{ label: 'A', instance: 'demo', overlays: [], overrides: [] }], p.dir, () => {});
+      const [q] = loadDatasets([{ name: 'demo', path: 'datasets/demo.jsonl', format: 'cita' }], p.dir)[0]!.questions;
+      return { target: targets[0]!, q: q!, close };
+    };
+    /** A context like the generator's but one block short, or one character short. */
+    const dropLast = (c: Context): Context => ({ ...c, blocks: c.blocks.slice(0, -1), chars: c.chars - c.blocks.at(-1)!.text.length });
+    const cutOne = (c: Context): Context => ({ ...c, blocks: c.blocks.map((b, i) => (i === 0 ? { ...b, text: b.text.slice(0, -1) } : b)), chars: c.chars - 1 });
+
+    it('the judge gets the generator’s exact context; a narrower one stops the run', async () => {
+      const { target, q, close } = await open();
+      try {
+        const ok = await evaluateQuestion(target, q);
+        expect(ok.faithfulness!.judge).toBe('offline:support@0.8');
+        expect(ok.faithfulness!.contextFingerprint).toMatch(/^[0-9a-f]{64}$/);
+        await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(JudgeContextMismatch);
+        await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(/blocks \d+ vs \d+ \(1 missing, 0 extra\)/);
+        await expect(evaluateQuestion(target, q, cutOne)).rejects.toThrow(/characters (\d+) vs (\d+)/);
+      } finally {
+        await close();
+      }
+    });
+  });
+});

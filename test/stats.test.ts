@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bootstrapCI,
+  pairedBootstrapDiffCI,
+  pairedPermutationTest,
+  seededRandom,
+} from '../eval/stats/index.ts';
+
+/** a and b whose per-question differences b − a are exactly `diffs` (a is all zeros). */
+function pairsWithDiffs(diffs: number[]): [number[], number[]] {
+  return [diffs.map(() => 0), [...diffs]];
+}
+
+describe('seededRandom', () => {
+  it('repeats its draws for the same seed and changes them for another', () => {
+    expect(seededRandom('x').uniforms(5)).toEqual(seededRandom('x').uniforms(5));
+    expect(seededRandom('x').uniforms(5)).not.toEqual(seededRandom('y').uniforms(5));
+  });
+  it('draws uniforms in [0, 1) and indices in [0, below)', () => {
+    const random = seededRandom('range');
+    const u = random.uniforms(1000);
+    expect(u).toHaveLength(1000);
+    expect(u.every((x) => x >= 0 && x < 1)).toBe(true);
+    const idx = random.indices(1000, 3);
+    expect(new Set(idx)).toEqual(new Set([0, 1, 2])); // 1000 draws of 3 values hit all three
+    expect(random.indices(0, 3)).toEqual([]);
+  });
+});
+
+describe('pairedPermutationTest, exact enumeration', () => {
+  it('differences [1, 1, 1]: 2 of 8 patterns reach |mean| 1, p = 0.25', () => {
+    // Sign patterns give sums ±3 (+++ and ---, |mean| = 1) or ±1 (the other six, |mean| = 1/3).
+    const r = pairedPermutationTest([0, 0, 0], [1, 1, 1]);
+    expect(r).toEqual({ n: 3, meanA: 0, meanB: 1, meanDiff: 1, p: 0.25, exact: true });
+  });
+
+  it('differences [1, 2, 3, 4]: 2 of 16 patterns reach |mean| 2.5, p = 0.125', () => {
+    // Flipping a subset S of {1,2,3,4} gives sum 10 − 2·ΣS, |mean| = |sum| / 4:
+    //   S = {}        sum 10   |mean| 2.5   <- observed
+    //   S = {1}       8        2
+    //   S = {2}       6        1.5
+    //   S = {3}       4        1
+    //   S = {4}       2        0.5
+    //   S = {1,2}     4        1
+    //   S = {1,3}     2        0.5
+    //   S = {1,4}     0        0
+    //   S = {2,3}     0        0
+    //   S = {2,4}    −2        0.5
+    //   S = {3,4}    −4        1
+    //   S = {1,2,3}  −2        0.5
+    //   S = {1,2,4}  −4        1
+    //   S = {1,3,4}  −6        1.5
+    //   S = {2,3,4}  −8        2
+    //   S = {1,2,3,4} −10      2.5
+    // |mean| ≥ 2.5: S = {} and S = {1,2,3,4}, so p = 2/16.
+    const r = pairedPermutationTest([1, 1, 1, 1], [2, 3, 4, 5]);
+    expect(r.p).toBe(0.125);
+    expect(r.exact).toBe(true);
+    expect(r.meanDiff).toBe(2.5);
+  });
+
+  it('one negative difference: d = [3, 2, −1], p = 4/8 = 0.5', () => {
+    // Observed sum 4 (|mean| 4/3). Sums of ±3 ±2 ±1: +++ 6, ++− 4, +−+ 2, +−− 0,
+    // −++ 0, −+− −2, −−+ −4, −−− −6. |sum| ≥ 4: 6, 4, −4, −6, so p = 4/8.
+    const r = pairedPermutationTest([0, 0, 1], [3, 2, 0]);
+    expect(r.meanA).toBeCloseTo(1 / 3, 12);
+    expect(r.meanB).toBeCloseTo(5 / 3, 12);
+    expect(r.meanDiff).toBeCloseTo(4 / 3, 12);
+    expect(r.p).toBe(0.5);
+    expect(r.exact).toBe(true);
+  });
+
+  it('zero differences are not flipped but still count in n and the means', () => {
+    // d = [0, 0, 1, 1, 1]: m = 3 non-zero, so the same 2/8 as [1, 1, 1]; meanDiff = 3/5.
+    const r = pairedPermutationTest([5, 5, 0, 0, 0], [5, 5, 1, 1, 1]);
+    expect(r.n).toBe(5);
+    expect(r.meanDiff).toBeCloseTo(3 / 5, 12);
+    expect(r.p).toBe(0.25);
+  });
+
+  it('a direction-free test: swapping a and b negates meanDiff and keeps p', () => {
+    const a = [0.2, 0.5, 0.9, 0.1, 0.4];
+    const b = [0.6, 0.5, 1.0, 0.3, 0.0];
+    const ab = pairedPermutationTest(a, b);
+    const ba = pairedPermutationTest(b, a);
+    expect(ba.meanDiff).toBeCloseTo(-ab.meanDiff, 12);
+    expect(ba.p).toBe(ab.p);
+  });
+
+  it('counts float ties with the observed value: d = [−0.7, 0.6, −0.6], p = 6/8 = 0.75', () => {
+    // Observed sum −0.7, |sum| 0.7. Sums of ±0.7 ±0.6 ±0.6: +++ 1.9, ++− 0.7, +−+ 0.7, +−− −0.5,
+    // −++ 0.5, −+− −0.7, −−+ −0.7, −−− −1.9. |sum| ≥ 0.7: six patterns, four of them ties.
+    // In floats |−0.7 + 0.6 − 0.6| = 0.7 but |0.7 + 0.6 − 0.6| = 0.6999999999999998, so without
+    // the tolerance two of the ties are lost and p would be 4/8.
+    const [a, b] = pairsWithDiffs([-0.7, 0.6, -0.6]);
+    expect(pairedPermutationTest(a, b).p).toBe(0.75);
+  });
+
+  it('enumerates only the non-zero differences: 3 of 20 non-zero stays exact at exactUpTo 16', () => {
+    const [a, b] = pairsWithDiffs([...Array(17).fill(0), 1, 1, 1]);
+    expect(pairedPermutationTest(a, b)).toMatchObject({ n: 20, p: 0.25, exact: true });
+  });
+
+  it('all differences zero gives p = 1', () => {
+    const r = pairedPermutationTest([0.3, 0.7, 1], [0.3, 0.7, 1]);
+    expect(r).toEqual({ n: 3, meanA: 2 / 3, meanB: 2 / 3, meanDiff: 0, p: 1, exact: true });
+  });
+
+  it('empty input gives n = 0 and NaN', () => {
+    const r = pairedPermutationTest([], []);
+    expect(r.n).toBe(0);
+    expect(r.p).toBeNaN();
+    expect(r.meanDiff).toBeNaN();
+  });
+});
+
+describe('pairedPermutationTest, Monte Carlo', () => {
+  // m = 20 non-zero differences with mixed signs, so p is moderate rather than tiny.
+  const diffs = [3, -1, 2, 0.5, -2, 1, 4, -3, 1.5, 2, -0.5, 1, 2.5, -1.5, 3, 0.5, -2.5, 1, 2, -1];
+  const [a, b] = pairsWithDiffs(diffs);
+
+  it('switches to Monte Carlo above exactUpTo and lands within 0.02 of the exact p', () => {
+    const exact = pairedPermutationTest(a, b, { exactUpTo: 20 }); // all 2^20 patterns
+    expect(exact.exact).toBe(true);
+    expect(exact.p).toBeGreaterThan(0.05); // a case where the estimate has room to be wrong
+    expect(exact.p).toBeLessThan(0.95);
+    const mc = pairedPermutationTest(a, b, { iterations: 20_000, seed: 'mc' });
+    expect(mc.exact).toBe(false);
+    expect(Math.abs(mc.p - exact.p)).toBeLessThan(0.02);
+  });
+
+  it('is reproducible from its seed', () => {
+    const opts = { iterations: 2000, exactUpTo: 0 };
+    const first = pairedPermutationTest(a, b, { ...opts, seed: 's1' });
+    expect(pairedPermutationTest(a, b, { ...opts, seed: 's1' })).toEqual(first);
+    const others = ['s2', 's3', 's4'].map((seed) => pairedPermutationTest(a, b, { ...opts, seed }).p);
+    expect(others.some((p) => p !== first.p)).toBe(true);
+  });
+
+  it('applies the (count + 1) / (iterations + 1) correction, so p is never 0', () => {
+    // Twenty differences of 1: only 2 of 2^20 patterns reach the observed |mean|; 1000 draws with
+    // this seed hit neither, so p = (0 + 1) / (1000 + 1).
+    const [a1, b1] = pairsWithDiffs(Array(20).fill(1));
+    const r = pairedPermutationTest(a1, b1, { iterations: 1000, seed: 'correction' });
+    expect(r.exact).toBe(false);
+    expect(r.p).toBe(1 / 1001);
+  });
+});
+
+describe('bootstrapCI', () => {
+  it('a constant sample has low = high = the constant', () => {
+    expect(bootstrapCI([0.7, 0.7, 0.7, 0.7])).toEqual({ n: 4, mean: 0.7, low: 0.7, high: 0.7 });
+  });
+
+  it('[0, 1]: resampled means are 0 (1/4), 0.5 (1/2), 1 (1/4), so the 95% interval is [0, 1]', () => {
+    // The 2.5% quantile lies inside the quarter of means that are 0, the 97.5% inside the quarter
+    // that are 1 (about 500 of 2000 each, far from the 50 the quantiles need).
+    expect(bootstrapCI([0, 1])).toEqual({ n: 2, mean: 0.5, low: 0, high: 1 });
+  });
+
+  it('[0, 1] at 40% confidence: the 30% and 70% quantiles both fall among the 0.5 means', () => {
+    // P(mean ≤ 0) = 1/4 < 0.3 and P(mean ≤ 0.5) = 3/4 ≥ 0.7, so the interval is [0.5, 0.5].
+    expect(bootstrapCI([0, 1], { confidence: 0.4 })).toMatchObject({ low: 0.5, high: 0.5 });
+  });
+
+  it('brackets the mean of a spread sample and narrows with lower confidence', () => {
+    const values = [0, 0.1, 0.25, 0.4, 0.5, 0.55, 0.7, 0.8, 0.9, 1];
+    const wide = bootstrapCI(values);
+    const narrow = bootstrapCI(values, { confidence: 0.5 });
+    expect(wide.mean).toBeCloseTo(0.52, 12);
+    expect(wide.low).toBeLessThan(wide.mean);
+    expect(wide.high).toBeGreaterThan(wide.mean);
+    expect(narrow.low).toBeGreaterThan(wide.low);
+    expect(narrow.high).toBeLessThan(wide.high);
+  });
+
+  it('is reproducible from its seed', () => {
+    const values = Array.from({ length: 20 }, (_, i) => i * i);
+    const first = bootstrapCI(values, { seed: 'a', iterations: 500 });
+    expect(bootstrapCI(values, { seed: 'a', iterations: 500 })).toEqual(first);
+    const others = ['b', 'c', 'd'].map((seed) => bootstrapCI(values, { seed, iterations: 500 }));
+    expect(others.some((r) => r.low !== first.low || r.high !== first.high)).toBe(true);
+  });
+
+  it('empty input gives n = 0 and NaN', () => {
+    expect(bootstrapCI([])).toEqual({ n: 0, mean: NaN, low: NaN, high: NaN });
+  });
+
+  it('rejects NaN and null with the offending index', () => {
+    expect(() => bootstrapCI([1, NaN, 2])).toThrow(/values\[1\] is NaN/);
+    expect(() => bootstrapCI([1, 2, null] as unknown as number[])).toThrow(/values\[2\] is null/);
+  });
+
+  it('rejects bad options', () => {
+    expect(() => bootstrapCI([1], { confidence: 1 })).toThrow(/confidence/);
+    expect(() => bootstrapCI([1], { iterations: 0 })).toThrow(/iterations/);
+  });
+});
+
+describe('pairedBootstrapDiffCI', () => {
+  it('identical arrays give [0, 0]', () => {
+    const a = [0.1, 0.9, 0.4, 0.6];
+    expect(pairedBootstrapDiffCI(a, [...a])).toEqual({ n: 4, meanDiff: 0, low: 0, high: 0 });
+  });
+
+  it('keeps pairs together: B = A + 2 on every question gives exactly [2, 2]', () => {
+    // Resampling a and b independently would mix 1 with 15 and give a wide interval.
+    const a = [1, 5, 9, 13];
+    const r = pairedBootstrapDiffCI(a, a.map((x) => x + 2));
+    expect(r).toEqual({ n: 4, meanDiff: 2, low: 2, high: 2 });
+  });
+
+  it('[0, 1] differences give the same interval as bootstrapCI([0, 1])', () => {
+    expect(pairedBootstrapDiffCI([0, 0], [0, 1])).toEqual({ n: 2, meanDiff: 0.5, low: 0, high: 1 });
+  });
+});
+
+describe('input errors', () => {
+  it('refuses samples of different lengths', () => {
+    expect(() => pairedPermutationTest([1, 2], [1])).toThrow(/a has 2 values, b has 1/);
+    expect(() => pairedBootstrapDiffCI([1], [1, 2])).toThrow(/a has 1 values, b has 2/);
+  });
+  it('refuses NaN and null, naming the sample and index', () => {
+    expect(() => pairedPermutationTest([1, NaN], [1, 2])).toThrow(/a\[1\] is NaN/);
+    expect(() => pairedBootstrapDiffCI([1, 2], [null, 2] as unknown as number[])).toThrow(/b\[0\] is null/);
+  });
+  it('refuses an exactUpTo that cannot be enumerated', () => {
+    expect(() => pairedPermutationTest([1], [2], { exactUpTo: 31 })).toThrow(/exactUpTo/);
+  });
+});
