@@ -7,8 +7,9 @@
  * over the longer list when a context is shorter), per language and kind.
  *
  *   node bin/cita.mjs index pytest --set store.kind=elasticsearch   # once
- *   node --import tsx eval/store-overlap.ts [instance] [--k 10] [--set key=value …]
+ *   node --import tsx eval/store-overlap.ts [instance] [--k 10] [--alpha A] [--set key=value …]
  *
+ * `--alpha 0` (BM25 only) and `--alpha 1` (dense only) show which half of the hybrid score differs.
  * `--set` applies to the Elasticsearch side only (e.g. store.elasticsearch.url=…). Each question is
  * embedded once: both stores see the same query vectors.
  */
@@ -23,11 +24,13 @@ import type { Citation, Embedder } from '../pipeline/types.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { k: { type: 'string', default: '10' }, set: { type: 'string', multiple: true, default: [] } },
+  options: { k: { type: 'string', default: '10' }, alpha: { type: 'string' }, set: { type: 'string', multiple: true, default: [] } },
 });
 const instance = positionals[0] ?? 'pytest';
 const k = Number(values.k);
 if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive integer, got ${values.k}`);
+const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) throw new Error(`--alpha: expected a number from 0 to 1, got ${values.alpha}`);
 
 /** Query vectors by text: each question (and each second-hop query) is embedded once for both stores. */
 function memoized(embedder: Embedder): Embedder & { hits: number; misses: number } {
@@ -82,7 +85,7 @@ const questions = [
 const generator = new ExtractiveGenerator();
 const key = (c: Citation) => `${c.path}:${c.startLine}-${c.endLine}${c.commentId === undefined ? '' : `#${c.commentId}`}`;
 async function topCitations(store: keyof typeof stores, question: string): Promise<string[]> {
-  const result = await ask({ config: sqliteConfig, store: stores[store], embedder, generator, checkout: paths.checkout }, question, { retrieveOnly: true });
+  const result = await ask({ config: sqliteConfig, store: stores[store], embedder, generator, checkout: paths.checkout }, question, { retrieveOnly: true, alpha });
   return result.context.blocks.slice(0, k).map((b) => key(b.citation));
 }
 
@@ -107,7 +110,7 @@ for (const q of questions) {
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
 console.log(
   `overlap@${k} of the context citations (path + lines), SQLite vs Elasticsearch, instance ${instance}: ` +
-    `${questions.length} questions, ${counts.sqlite} vs ${counts.elasticsearch} chunks, model ${embedder.id}`,
+    `${questions.length} questions, ${counts.sqlite} vs ${counts.elasticsearch} chunks, alpha ${alpha ?? sqliteConfig.retrieval.hybrid.alpha}, model ${embedder.id}`,
 );
 console.log(`query embeddings: ${embedder.misses} computed, ${embedder.hits} reused; ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(`${'lang'.padEnd(5)} ${'kind'.padEnd(11)} ${'n'.padStart(4)} ${`overlap@${k}`.padStart(11)} ${'same set'.padStart(9)} ${'same order'.padStart(11)}`);

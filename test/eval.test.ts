@@ -144,6 +144,25 @@ describe('cita eval', () => {
     expect(r.stdout).toContain('▼ worse');
   });
 
+  it('--config and --vs take partial YAML files for A and B', () => {
+    fs.writeFileSync(path.join(p.dir, 'a.yaml'), 'retrieval:\n  hybrid:\n    alpha: 0.3\n');
+    fs.writeFileSync(path.join(p.dir, 'b.yaml'), 'fusion:\n  method: rrf\n');
+    const r = cita(p, ['eval', 'demo', '--config', 'a.yaml', '--vs', 'b.yaml', '--lang', 'es', '--limit', '2', '--name', 'ab-files']);
+    expect(r.code).toBe(0);
+    const rep = report('ab-files');
+    type Cfg = { retrieval: { hybrid: { alpha: number } }; fusion: { method: string } };
+    const [a, b] = rep.runs.map((x) => x.config as Cfg);
+    expect([a!.retrieval.hybrid.alpha, a!.fusion.method]).toEqual([0.3, 'proportional']);
+    expect([b!.retrieval.hybrid.alpha, b!.fusion.method]).toEqual([0.3, 'rrf']); // B = A + b.yaml
+    expect(rep.runs[1]!.configSource).toEqual(['config/instances/demo.yaml', 'a.yaml', 'b.yaml']);
+    expect(rep.runs[0]!.questions.map((q) => q.id)).toEqual(['es-skip', 'es-install']);
+    // A typo in an overlay is reported in that file, with its line.
+    fs.writeFileSync(path.join(p.dir, 'bad.yaml'), 'fusion:\n  method: borda\n');
+    const bad = cita(p, ['eval', 'demo', '--vs', 'bad.yaml']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad\.yaml:2: fusion\.method/);
+  });
+
   it('nightly passes against its own baseline and fails on a significant regression', () => {
     const base = nightly('--update-baseline');
     expect(base.code).toBe(0);

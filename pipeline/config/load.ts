@@ -178,8 +178,10 @@ export function loadConfig(instance: string, options: LoadOptions): LoadedConfig
     const more = result.error.issues.length > 5 ? `\n… and ${result.error.issues.length - 5} more` : '';
     throw new ConfigError(`invalid config for instance "${instance}":\n  ${messages.join('\n  ')}${more}`, file);
   }
-  if (result.data.name !== path.basename(file).replace(/\.ya?ml$/, '') && !instance.endsWith('.yaml')) {
-    throw new ConfigError(`${file}: name "${result.data.name}" must match the file name "${instance}"`, file);
+  // The instance file's own name must match; an overlay may rename (an A/B against another instance's index).
+  const ownName = (inst.value as { name?: unknown }).name;
+  if (ownName !== path.basename(file).replace(/\.ya?ml$/, '') && !instance.endsWith('.yaml')) {
+    throw new ConfigError(`${file}: name "${String(ownName)}" must match the file name "${instance}"`, file);
   }
   return { config: result.data, file, root: options.root };
 }

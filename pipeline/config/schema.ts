@@ -193,17 +193,17 @@ export const configSchema = z
             kind: z.enum(['offline', 'openai', 'local', 'none']).default('offline'),
             baseUrl: z.string().url().optional(),
             model: z.string().optional(),
-            apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+            apiKeyEnv: envName.default('OPENAI_API_KEY'),
             timeoutMs: z.number().int().positive().default(60000),
           })
           .strict()
-          .default({ kind: 'offline', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 60000 }),
+          .prefault({}),
         seed: z.string().default('cita'),
         bootstrap: z.number().int().min(100).max(100000).default(2000),
         permutations: z.number().int().min(100).max(1000000).default(10000),
       })
       .strict()
-      .default({ datasets: [], judge: { kind: 'offline', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 60000 }, seed: 'cita', bootstrap: 2000, permutations: 10000 }),
+      .prefault({}),
   })
   .strict();
 
