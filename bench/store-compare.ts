@@ -3,7 +3,7 @@
  * knn (k=10), at the pytest size and at a synthetic large collection, and how each grows.
  *
  *   npm run es:start
- *   node --import tsx bench/store-compare.ts [large=200000] [--only sqlite|elasticsearch]
+ *   node --import tsx bench/store-compare.ts [large=200000] [--only sqlite|elasticsearch]   (large 0: the pytest size only)
  *
  * Data, all in one collection (`code`), 384-dim vectors:
  * - pytest size: the real chunks and vectors of the pytest SQLite index (`cita index pytest` first).
@@ -154,10 +154,7 @@ console.log(
     `large ${large} synthetic; Elasticsearch at ${url}`,
 );
 const results: Figures[] = [];
-for (const [label, chunks] of [
-  ['pytest', base],
-  ['large', synthetic(base, large)],
-] as const) {
+for (const [label, chunks] of [['pytest', base] as const, ...(large > 0 ? [['large', synthetic(base, large)] as const] : [])]) {
   for (const kind of kinds) {
     const f = await measure(kind, chunks, questions, queryVectors);
     results.push(f);
@@ -172,7 +169,7 @@ for (const [label, chunks] of [
     );
   }
 }
-console.log(`\ngrowth from ${base.length} to ${large} chunks (×${(large / base.length).toFixed(1)}): large / small`);
+if (large > 0) console.log(`\ngrowth from ${base.length} to ${large} chunks (×${(large / base.length).toFixed(1)}): large / small`);
 for (const kind of kinds) {
   const [s, l] = [results.find((r) => r.kind === kind && r.size === base.length), results.find((r) => r.kind === kind && r.size === large)];
   if (!s || !l) continue;
