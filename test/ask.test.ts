@@ -1,35 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cita, makeProject, type TestProject } from './support/cli.ts';
-import { GUIDE, ISSUES, LOADER } from './support/demoRepo.ts';
-import { modelDir } from './support/paths.ts';
+import { cita, type TestProject } from './support/cli.ts';
+import { makeDemoProject } from './support/demoRepo.ts';
 
 /** `cita ask` end to end: real model, real store, routed and fused retrieval, extractive answer, verified citations. */
 
 describe('cita ask', () => {
   let p: TestProject;
   beforeAll(() => {
-    p = makeProject();
-    p.write('docs/guide.md', GUIDE);
-    p.write('src/loader.py', LOADER);
-    fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
-    p.setInstance(
-      [
-        'name: demo',
-        'repository:',
-        '  path: repo',
-        '  github: acme/widgets',
-        '  ref: v1.0',
-        'sources:',
-        '  issues:',
-        '    kind: file',
-        '    file: issues.json',
-        'embedding:',
-        `  dir: ${path.dirname(modelDir)}`,
-        '',
-      ].join('\n'),
-    );
+    p = makeDemoProject();
     expect(cita(p, ['index', 'demo']).code).toBe(0);
   });
   afterAll(() => p.cleanup());

@@ -6,12 +6,9 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cita, makeProject, type TestProject } from './support/cli.ts';
-import { GUIDE, ISSUES, LOADER } from './support/demoRepo.ts';
-import { modelDir } from './support/paths.ts';
+import { cita, type TestProject } from './support/cli.ts';
+import { makeDemoProject } from './support/demoRepo.ts';
 
 const url = process.env.CITA_ES_URL ?? 'http://127.0.0.1:9200';
 const client = new Client({ node: url, requestTimeout: 60_000, maxRetries: 1 });
@@ -48,29 +45,7 @@ afterAll(async () => {
   await client.close();
 });
 
-function demoProject(): TestProject {
-  const p = makeProject();
-  p.write('docs/guide.md', GUIDE);
-  p.write('src/loader.py', LOADER);
-  fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
-  p.setInstance(
-    [
-      'name: demo',
-      'repository:',
-      '  path: repo',
-      '  github: acme/widgets',
-      '  ref: v1.0',
-      'sources:',
-      '  issues:',
-      '    kind: file',
-      '    file: issues.json',
-      'embedding:',
-      `  dir: ${path.dirname(modelDir)}`,
-      '',
-    ].join('\n'),
-  );
-  return p;
-}
+const demoProject = () => makeDemoProject();
 
 /** One line on stderr, no stack trace. */
 function oneLine(stderr: string): string {

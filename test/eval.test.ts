@@ -10,9 +10,9 @@ import { JudgeContextMismatch } from '../eval/judge/fingerprint.ts';
 import type { Report } from '../eval/report/types.ts';
 import { evaluateQuestion } from '../eval/run.ts';
 import { openTargets } from '../eval/target.ts';
-import { cita, makeProject, type TestProject } from './support/cli.ts';
-import { GUIDE, ISSUES, LOADER } from './support/demoRepo.ts';
-import { modelDir, root } from './support/paths.ts';
+import { cita, type TestProject } from './support/cli.ts';
+import { makeDemoProject } from './support/demoRepo.ts';
+import { root } from './support/paths.ts';
 
 /**
  * The evaluation harness end to end on the demo repository with the real model: `cita eval` (one
@@ -55,32 +55,16 @@ describe('cita eval', () => {
   };
 
   beforeAll(() => {
-    p = makeProject();
-    p.write('docs/guide.md', GUIDE);
-    p.write('src/loader.py', LOADER);
-    fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
+    p = makeDemoProject([
+      'eval:',
+      '  datasets:',
+      '    - name: demo',
+      '      path: datasets/demo.jsonl',
+      '  bootstrap: 500',
+      '  permutations: 2000',
+    ]);
     fs.mkdirSync(path.join(p.dir, 'datasets'));
     fs.writeFileSync(path.join(p.dir, 'datasets/demo.jsonl'), QUESTIONS.map((q) => JSON.stringify(q)).join('\n') + '\n');
-    p.setInstance(
-      [
-        'name: demo',
-        'repository:',
-        '  path: repo',
-        'sources:',
-        '  issues:',
-        '    kind: file',
-        '    file: issues.json',
-        'embedding:',
-        `  dir: ${path.dirname(modelDir)}`,
-        'eval:',
-        '  datasets:',
-        '    - name: demo',
-        '      path: datasets/demo.jsonl',
-        '  bootstrap: 500',
-        '  permutations: 2000',
-        '',
-      ].join('\n'),
-    );
     expect(cita(p, ['index', 'demo']).code).toBe(0);
     expect(cita(p, ['index', 'demo', ...NO_DOCS]).code).toBe(0);
   });

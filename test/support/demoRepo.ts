@@ -1,3 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { makeProject, type TestProject } from './cli.ts';
+import { modelDir } from './paths.ts';
+
 /** The small repository (docs, code, one issue) that the answer, server and browser tests index. */
 
 export const GUIDE = `# Guide
@@ -35,3 +40,29 @@ export const ISSUES = [
     updated_at: '2024-01-01T00:00:00Z',
   },
 ];
+
+/** A project holding the demo repository and its `demo` instance (real model); `extra` lines are appended to the YAML. */
+export function makeDemoProject(extra: string[] = []): TestProject {
+  const p = makeProject();
+  p.write('docs/guide.md', GUIDE);
+  p.write('src/loader.py', LOADER);
+  fs.writeFileSync(path.join(p.dir, 'issues.json'), JSON.stringify(ISSUES));
+  p.setInstance(
+    [
+      'name: demo',
+      'repository:',
+      '  path: repo',
+      '  github: acme/widgets',
+      '  ref: v1.0',
+      'sources:',
+      '  issues:',
+      '    kind: file',
+      '    file: issues.json',
+      'embedding:',
+      `  dir: ${path.dirname(modelDir)}`,
+      ...extra,
+      '',
+    ].join('\n'),
+  );
+  return p;
+}
