@@ -34,12 +34,14 @@ export function nightlyReport(baseline: Report, current: Report, baselineFile: s
   const comparisons = compareRuns(base.questions, now.questions, current.metrics, stats);
   const gating = new Set(current.metrics.filter((m) => m.unit !== 'ms').map((m) => m.name));
   const regressions = comparisons.filter((c) => c.verdict === 'worse' && gating.has(c.metric));
+  // A question that errors has null metrics and would silently drop out of the paired tests.
+  const errors = now.questions.filter((q) => q.error).map((q) => q.id);
   return {
     ...current,
     kind: 'nightly',
     runs: [{ ...base, label: 'baseline' }, { ...now, label: 'current' }],
     comparisons,
-    verdict: { status: regressions.length ? 'fail' : 'pass', regressions, baseline: baselineFile },
+    verdict: { status: regressions.length || errors.length ? 'fail' : 'pass', regressions, baseline: baselineFile, errors },
   };
 }
 
@@ -88,7 +90,8 @@ async function main(): Promise<number> {
   process.stdout.write(
     v.status === 'pass'
       ? `\nPASS: no metric is significantly worse than the baseline (${report.comparisons!.length} comparisons)\n`
-      : `\nFAIL: ${v.regressions.length} significant regressions:\n${markdownTable(comparisonTable(report, v.regressions)).join('\n')}\n`,
+      : `\nFAIL: ${v.regressions.length} significant regressions, ${v.errors?.length ?? 0} failed questions${v.errors?.length ? ` (${v.errors.slice(0, 5).join(', ')})` : ''}\n` +
+          (v.regressions.length ? `${markdownTable(comparisonTable(report, v.regressions)).join('\n')}\n` : ''),
   );
   process.stdout.write(`report: ${files.md}\n        ${files.html}\n`);
   return v.status === 'pass' ? 0 : 1;

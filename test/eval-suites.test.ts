@@ -11,7 +11,8 @@ import { compareRuns } from '../eval/compare.ts';
 import { contextFingerprint } from '../eval/judge/fingerprint.ts';
 import { LlmJudge, parseVerdicts } from '../eval/judge/llm.ts';
 import { OfflineSupportJudge, supportShare } from '../eval/judge/offline.ts';
-import type { MetricInfo, QuestionResult } from '../eval/report/types.ts';
+import { nightlyReport } from '../eval/nightly.ts';
+import type { MetricInfo, QuestionResult, Report } from '../eval/report/types.ts';
 import { citationMetrics } from '../eval/suites/citations.ts';
 import { fusionMetrics, isEvenQuota } from '../eval/suites/fusion.ts';
 import { retrievalMetrics } from '../eval/suites/retrieval.ts';
@@ -236,5 +237,19 @@ describe('datasets', () => {
     expect(() => loadDatasets([{ name: 'c', path: 'c.jsonl', format: 'cita' }, { name: 'd', path: 'd.jsonl', format: 'cita' }], dir)).toThrow(/"x" is in both c and d/);
     expect(() => loadDatasets([], dir)).toThrow(/eval\.datasets/);
     fs.rmSync(dir, { recursive: true });
+  });
+});
+
+describe('nightly verdict', () => {
+  const metrics: MetricInfo[] = [{ name: 'r', label: 'r', direction: 'higher', unit: 'share', description: '' }];
+  const report = (questions: QuestionResult[]) =>
+    ({ version: 1, kind: 'run', meta: { stats: { seed: 's', bootstrap: 200, permutations: 1000 } }, metrics, runs: [{ label: 'x', configHash: 'h', questions }] }) as unknown as Report;
+  const ids = ['1', '2', '3'];
+  it('passes when nothing changed, fails on a question that errors (its metrics would drop out of the tests)', () => {
+    const base = report(ids.map((id) => result(id, 'en', { r: 1 })));
+    expect(nightlyReport(base, report(ids.map((id) => result(id, 'en', { r: 1 }))), 'b.json').verdict).toMatchObject({ status: 'pass', errors: [] });
+    const broken = ids.map((id) => result(id, 'en', { r: id === '2' ? null : 1 }));
+    broken[1]!.error = 'boom';
+    expect(nightlyReport(base, report(broken), 'b.json').verdict).toMatchObject({ status: 'fail', errors: ['2'], regressions: [] });
   });
 });

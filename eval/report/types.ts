@@ -180,5 +180,6 @@ export interface Report {
   /** B vs A (or current vs baseline) for every metric and group. */
   comparisons?: Comparison[];
   /** Nightly only: fails when any metric is significantly worse than the baseline. */
-  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string };
+  /** `errors`: ids of questions that failed in the current run (a failed question has no metrics to compare, so it fails the night by itself). */
+  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[] };
 }
