@@ -20,7 +20,8 @@ import { ask } from '../pipeline/answer/ask.ts';
 import { ExtractiveGenerator } from '../pipeline/answer/generators/extractive.ts';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { hasIndex, openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
-import type { Citation, Embedder } from '../pipeline/types.ts';
+import type { Citation } from '../pipeline/types.ts';
+import { memoizeQueries } from './queryMemo.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,35 +33,6 @@ if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive int
 const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
 if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) throw new Error(`--alpha: expected a number from 0 to 1, got ${values.alpha}`);
 
-/** Query vectors by text: each question (and each second-hop query) is embedded once for both stores. */
-function memoized(embedder: Embedder): Embedder & { hits: number; misses: number } {
-  const memo = new Map<string, Float32Array>();
-  const wrapper = {
-    hits: 0,
-    misses: 0,
-    get id() {
-      return embedder.id;
-    },
-    get dims() {
-      return embedder.dims;
-    },
-    get window() {
-      return embedder.window;
-    },
-    countTokens: (text: string) => embedder.countTokens(text),
-    embedPassages: (texts: string[]) => embedder.embedPassages(texts),
-    close: () => embedder.close(),
-    async embedQueries(texts: string[]): Promise<Float32Array[]> {
-      const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
-      wrapper.hits += texts.length - missing.length;
-      wrapper.misses += missing.length;
-      if (missing.length > 0) (await embedder.embedQueries(missing)).forEach((v, i) => memo.set(missing[i]!, v));
-      return texts.map((t) => memo.get(t)!);
-    },
-  };
-  return wrapper;
-}
-
 const root = findRoot();
 const sqliteConfig = loadConfig(instance, { root, overrides: ['store.kind=sqlite'] }).config;
 const esConfig = loadConfig(instance, { root, overrides: ['store.kind=elasticsearch', ...values.set] }).config;
@@ -68,7 +40,8 @@ const paths = resolvePaths(sqliteConfig, root);
 for (const config of [sqliteConfig, esConfig]) {
   if (!(await hasIndex(config, paths))) throw new Error(`no ${config.store.kind} index of ${instance}: run \`node bin/cita.mjs index ${instance} --set store.kind=${config.store.kind}\``);
 }
-const embedder = memoized(await openEmbedder(sqliteConfig, paths));
+// Each question (and each second-hop query) is embedded once for both stores.
+const embedder = memoizeQueries(await openEmbedder(sqliteConfig, paths));
 const stores = { sqlite: await openStore(sqliteConfig, paths, embedder.dims), elasticsearch: await openStore(esConfig, paths, embedder.dims) };
 for (const [kind, store] of Object.entries(stores)) {
   const meta = await store.meta();

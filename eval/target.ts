@@ -8,6 +8,7 @@ import { hasIndex, openEmbedder, openStore, resolvePaths, type InstancePaths } f
 import type { Store } from '../pipeline/store/store.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { createJudge } from './judge/create.ts';
+import { memoizeQueries } from './queryMemo.ts';
 import type { Judge } from './judge/types.ts';
 
 /** One configuration under evaluation, opened exactly as `cita ask` opens it. */
@@ -36,21 +37,6 @@ export function configHash(config: CitaConfig): string {
   return crypto.createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }
 
-/**
- * Remembers query vectors within one target (a question asked again, a hop text seen before). Not
- * shared between A and B: a run served from another's cache would report a latency it did not pay.
- */
-export function memoizeQueries(embedder: Embedder): Embedder {
-  const memo = new Map<string, Float32Array>();
-  return Object.assign(Object.create(embedder) as Embedder, {
-    async embedQueries(texts: string[]): Promise<Float32Array[]> {
-      const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
-      if (missing.length) (await embedder.embedQueries(missing)).forEach((v, i) => memo.set(missing[i]!, v));
-      return texts.map((t) => memo.get(t)!);
-    },
-  });
-}
-
 /** Opens the targets; a model or store the targets share (same settings) is opened once. `close` frees them all. */
 export async function openTargets(specs: TargetSpec[], root: string, log: (m: string) => void): Promise<{ targets: EvalTarget[]; close(): Promise<void> }> {
   const embedders = new Map<string, Embedder>();
@@ -75,7 +61,8 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
         model = await openEmbedder(config, paths);
         embedders.set(embedKey, model);
       }
-      // One model in memory, but each target embeds its own queries: its latency is its own.
+      // One model in memory, but each target has its own query memo: a run served from another's
+      // cache would report a latency it did not pay.
       const embedder = memoizeQueries(model);
       const storeKey = JSON.stringify([config.store, paths.store]);
       let store = stores.get(storeKey);
