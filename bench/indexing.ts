@@ -17,16 +17,12 @@ import { runIndex } from '../pipeline/index/indexer.ts';
 import { VectorCache } from '../pipeline/index/vectorCache.ts';
 import { openEmbedder, resolvePaths, scanSources } from '../pipeline/instance.ts';
 import { embedQuery, searchCollection } from '../pipeline/retrieval/search.ts';
+import { percentile } from '../eval/metrics/percentile.ts';
 import { SqliteStore } from '../pipeline/store/sqlite.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
 }
 
 const targetChunks = arg('chunks', 300);
@@ -96,7 +92,7 @@ for (const q of questions) {
 }
 console.log(`\nsearch latency over ${questions.length} queries (ms; hybrid includes embedding the query)`);
 for (const [name, xs] of Object.entries(lat)) {
-  console.log(`  ${name.padEnd(11)} p50 ${percentile(xs, 50).toFixed(1).padStart(7)}  p95 ${percentile(xs, 95).toFixed(1).padStart(7)}`);
+  console.log(`  ${name.padEnd(11)} p50 ${percentile(xs, 0.5).toFixed(1).padStart(7)}  p95 ${percentile(xs, 0.95).toFixed(1).padStart(7)}`);
 }
 console.log(`\npeak memory (max RSS): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 

@@ -12,6 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { percentile } from '../eval/metrics/percentile.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 
 const argv = process.argv.slice(2);
@@ -84,11 +85,6 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-}
-
 const QUERY = 'query($i: String!, $q: String!) { ask(instance: $i, question: $q) { language answer { text citations { marker path url } } slots { collection slots } } }';
 
 async function askOnce(url: string, instance: string, question: string): Promise<{ ms: number; ok: boolean; error?: string }> {
@@ -145,7 +141,7 @@ try {
     allErrors += res.errors.length;
     const rss = pid ? rssMb(pid) : NaN;
     console.log(
-      `  round ${r}: ${(n / res.seconds).toFixed(1)} req/s; latency p50 ${percentile(res.latencies, 50).toFixed(0)} ms, p95 ${percentile(res.latencies, 95).toFixed(0)} ms, p99 ${percentile(res.latencies, 99).toFixed(0)} ms, max ${Math.max(...res.latencies).toFixed(0)} ms; errors ${res.errors.length}; server RSS ${rss.toFixed(0)} MB`,
+      `  round ${r}: ${(n / res.seconds).toFixed(1)} req/s; latency p50 ${percentile(res.latencies, 0.5).toFixed(0)} ms, p95 ${percentile(res.latencies, 0.95).toFixed(0)} ms, p99 ${percentile(res.latencies, 0.99).toFixed(0)} ms, max ${Math.max(...res.latencies).toFixed(0)} ms; errors ${res.errors.length}; server RSS ${rss.toFixed(0)} MB`,
     );
     for (const e of [...new Set(res.errors)].slice(0, 3)) console.log(`    error: ${e}`);
   }

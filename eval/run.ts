@@ -5,6 +5,7 @@ import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
 import { contextFingerprint, describeContextDifference, JudgeContextMismatch } from './judge/fingerprint.ts';
 import type { Judge } from './judge/types.ts';
+import { percentile } from './metrics/percentile.ts';
 import type { FusionRow, LatencyRow, MetricValues, QuestionResult, RunReport } from './report/types.ts';
 import { METRIC_NAMES } from './suites/catalogue.ts';
 import { citationMetrics } from './suites/citations.ts';
@@ -107,17 +108,12 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
   };
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
 export function latencyRows(questions: QuestionResult[]): LatencyRow[] {
   const stages = [...new Set(questions.flatMap((q) => Object.keys(q.latency)))];
   const order = ['lookup', 'embed', 'retrieve', 'generate', 'verify', 'judge', 'total'];
   stages.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
   return stages.map((stage) => {
-    const xs = questions.map((q) => q.latency[stage]).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    const xs = questions.map((q) => q.latency[stage]).filter((v): v is number => v !== undefined);
     return { stage, n: xs.length, p50: percentile(xs, 0.5), p95: percentile(xs, 0.95), mean: xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length) };
   });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accuracyAt1 } from '../eval/metrics/accuracyAt1.ts';
 import { ndcgAtK } from '../eval/metrics/ndcgAtK.ts';
+import { percentile } from '../eval/metrics/percentile.ts';
 import { distinct, recallAtK } from '../eval/metrics/recallAtK.ts';
 import { reciprocalRank } from '../eval/metrics/reciprocalRank.ts';
 import { convexCombination, minMax } from '../pipeline/retrieval/hybrid.ts';
@@ -104,5 +105,23 @@ describe('hybrid scoring', () => {
     const dense = scored([['b', 0.9], ['a', 0.1]]);
     expect(convexCombination(bm25, dense, 0).map((h) => h.chunk.id)).toEqual(['a', 'b']);
     expect(convexCombination(bm25, dense, 1).map((h) => h.chunk.id)).toEqual(['b', 'a']);
+  });
+});
+
+describe('percentile (nearest rank)', () => {
+  it.each([
+    [[5, 1, 3, 2, 4], 0.5, 3], // ⌈2.5⌉ = 3rd smallest
+    [[5, 1, 3, 2, 4], 0.95, 5], // ⌈4.75⌉ = 5th
+    [[5, 1, 3, 2, 4], 0.2, 1], // ⌈1⌉ = 1st
+    [[10, 20, 30, 40], 0.5, 20], // ⌈2⌉ = 2nd
+    [[7], 0.99, 7],
+  ])('%j at %d = %d', (xs, p, expected) => {
+    expect(percentile(xs, p)).toBe(expected);
+  });
+  it('is NaN without values and leaves the input unsorted', () => {
+    expect(percentile([], 0.5)).toBeNaN();
+    const xs = [3, 1, 2];
+    percentile(xs, 0.5);
+    expect(xs).toEqual([3, 1, 2]);
   });
 });
