@@ -16,7 +16,7 @@ import { comparisonTable } from './report/format.ts';
 import { markdownTable } from './report/markdown.ts';
 import { REPORT_VERSION, type Report } from './report/types.ts';
 import { writeReport } from './report/write.ts';
-import { summaryLines } from './summary.ts';
+import { mainComparisons, summaryLines } from './summary.ts';
 
 export function readReport(file: string): Report {
   if (!fs.existsSync(file)) throw new Error(`no baseline at ${file}: run \`npm run nightly -- --update-baseline\` to create one deliberately`);
@@ -84,8 +84,7 @@ async function main(): Promise<number> {
   if (baseline.runs.at(-1)!.configHash !== current.runs[0]!.configHash) process.stderr.write(`note: the config differs from the baseline's (${baseline.runs.at(-1)!.configHash} → ${current.runs[0]!.configHash})\n`);
   const report = nightlyReport(baseline, current, path.relative(root, baselineFile));
   const files = writeReport(report, outDir, 'nightly');
-  const main = report.comparisons!.filter((c) => c.group.kind === undefined && c.group.source === undefined);
-  process.stdout.write(`${markdownTable(comparisonTable(report, main)).join('\n')}\n`);
+  process.stdout.write(`${markdownTable(comparisonTable(report, mainComparisons(report.comparisons!))).join('\n')}\n`);
   const v = report.verdict!;
   process.stdout.write(
     v.status === 'pass'

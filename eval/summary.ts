@@ -1,9 +1,14 @@
 import { comparisonTable, metricTable, type Table } from './report/format.ts';
 import { markdownTable } from './report/markdown.ts';
-import type { Report } from './report/types.ts';
+import type { Comparison, Report } from './report/types.ts';
+
+/** The comparisons over all questions and per language (the finer groups are in the report files). */
+export function mainComparisons(comparisons: Comparison[]): Comparison[] {
+  return comparisons.filter((c) => c.group.kind === undefined && c.group.source === undefined);
+}
 
 /** What `cita eval` and `npm run nightly` print: each run's metrics (all / en / es), and the comparison of the main groups. */
-export function summaryLines(report: Report, groups: 'main' | 'all' = 'main'): string[] {
+export function summaryLines(report: Report): string[] {
   const lines: string[] = [];
   for (const run of report.runs) {
     lines.push('', `## ${run.label} (config ${run.configHash}, model ${run.model.id}, judge ${run.judge}, ${run.questions.length} questions, ${run.seconds.toFixed(0)} s)`);
@@ -12,8 +17,7 @@ export function summaryLines(report: Report, groups: 'main' | 'all' = 'main'): s
     if (errors.length) lines.push(`${errors.length} questions failed, e.g. ${errors[0]!.id}: ${errors[0]!.error}`);
   }
   if (report.comparisons) {
-    const main = report.comparisons.filter((c) => groups === 'all' || (c.group.kind === undefined && c.group.source === undefined));
-    const table: Table = comparisonTable(report, main);
+    const table: Table = comparisonTable(report, mainComparisons(report.comparisons));
     lines.push('', `## ${report.kind === 'nightly' ? 'current vs baseline' : 'B vs A'} (paired permutation test; ▲/▼ significant at p < 0.05)`);
     lines.push(...markdownTable(table));
   }

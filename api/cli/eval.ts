@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { findRoot } from '../../pipeline/config/load.ts';
-
-const collect = (v: string, prev: string[]) => [...prev, v];
+import { collect } from './options.ts';
 
 function limit(v: string): number {
   const n = Number(v);
