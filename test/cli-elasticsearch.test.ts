@@ -4,25 +4,15 @@
  * Every test uses its own index prefix, so it never sees another test's indices. Without a node:
  * in CI (CI=true) the tests fail with the reason; locally they are skipped.
  */
-import { Client } from '@elastic/elasticsearch';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cita, type TestProject } from './support/cli.ts';
 import { makeDemoProject } from './support/demoRepo.ts';
+import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';
 
-const url = process.env.CITA_ES_URL ?? 'http://127.0.0.1:9200';
-const client = new Client({ node: url, requestTimeout: 60_000, maxRetries: 1 });
-
-async function probe(): Promise<string | null> {
-  try {
-    const health = await client.cluster.health({ wait_for_status: 'yellow', timeout: '10s' });
-    return health.timed_out ? `cluster at ${url} is not yellow (${health.status})` : null;
-  } catch (err) {
-    return `no Elasticsearch node answers at ${url}: ${(err as Error).message}`;
-  }
-}
-const unavailable = await probe();
-const inCi = process.env.CI === 'true' || process.env.CI === '1';
+const url = esUrl;
+const client = esClient();
+const unavailable = await probeNode(client);
 
 const prefixes: string[] = [];
 /** A fresh index prefix (store.elasticsearch.prefix) and the `--set` flags that select it. */
@@ -54,18 +44,7 @@ function oneLine(stderr: string): string {
 }
 
 if (unavailable !== null) {
-  if (inCi) {
-    describe('cita with store.kind: elasticsearch', () => {
-      it('needs a running Elasticsearch node (start it with `npm run es:start`)', () => {
-        throw new Error(`${unavailable}. CI must start the local node first: npm run es:start`);
-      });
-    });
-  } else {
-    console.warn(`[cli-elasticsearch.test] skipped: ${unavailable}. Start one with \`npm run es:start\`.`);
-    describe.skip('cita with store.kind: elasticsearch (no node)', () => {
-      it('needs a running Elasticsearch node', () => undefined);
-    });
-  }
+  reportMissingNode('cita with store.kind: elasticsearch', 'cli-elasticsearch.test', unavailable);
 } else {
   describe('cita index, search, ask and issue on Elasticsearch', () => {
     let p: TestProject;

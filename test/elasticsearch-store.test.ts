@@ -3,26 +3,16 @@
  * locally (tools/es). The URL comes from CITA_ES_URL (default http://127.0.0.1:9200).
  * Without a node: in CI (CI=true) these tests fail with the reason; locally they are skipped.
  */
-import { Client } from '@elastic/elasticsearch';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientOptionsFromEnv, ElasticsearchStore } from '../pipeline/store/elasticsearch.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, storeContract } from './store.contract.ts';
+import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';
 
-const url = process.env.CITA_ES_URL ?? 'http://127.0.0.1:9200';
-const client = new Client({ node: url, requestTimeout: 60_000, maxRetries: 1 });
-
-async function probe(): Promise<string | null> {
-  try {
-    const health = await client.cluster.health({ wait_for_status: 'yellow', timeout: '10s' });
-    return health.timed_out ? `cluster at ${url} is not yellow (${health.status})` : null;
-  } catch (err) {
-    return `no Elasticsearch node answers at ${url}: ${(err as Error).message}`;
-  }
-}
-const unavailable = await probe();
-const inCi = process.env.CI === 'true' || process.env.CI === '1';
+const url = esUrl;
+const client = esClient();
+const unavailable = await probeNode(client);
 
 afterAll(async () => {
   await client.close();
@@ -51,18 +41,7 @@ describe('clientOptionsFromEnv', () => {
 });
 
 if (unavailable !== null) {
-  if (inCi) {
-    describe('ElasticsearchStore', () => {
-      it('needs a running Elasticsearch node (start it with `npm run es:start`)', () => {
-        throw new Error(`${unavailable}. CI must start the local node first: npm run es:start`);
-      });
-    });
-  } else {
-    console.warn(`[elasticsearch-store.test] skipped: ${unavailable}. Start one with \`npm run es:start\`.`);
-    describe.skip('ElasticsearchStore (no node)', () => {
-      it('needs a running Elasticsearch node', () => undefined);
-    });
-  }
+  reportMissingNode('ElasticsearchStore', 'elasticsearch-store.test', unavailable);
 } else {
   storeContract(
     'elasticsearch',
