@@ -17,6 +17,12 @@ export const evalRecord = z
     lang: z.enum(['en', 'es']),
     kind: z.string().min(1),
     question: z.string().min(1),
+    /** Questions that ask the same thing in different languages share a pair id (paired language-gap tests). */
+    pair: z.string().min(1).optional(),
+    /** `dev` questions may be looked at while developing; `test` ones are the held-out split. */
+    split: z.enum(['dev', 'test']).optional(),
+    /** A short verbatim quote of a gold file that answers the question. */
+    reference: z.string().min(1).optional(),
     gold: z
       .object({
         /** Files (code or docs) an answer should cite; file-level retrieval metrics use them. */
@@ -26,9 +32,12 @@ export const evalRecord = z
         issues: z.array(z.number().int().positive()).default([]),
         /** The collection that should answer: the routing target. */
         source: z.enum(COLLECTIONS as unknown as [Collection, ...Collection[]]),
+        /** false: the sources do not hold the answer, and the right answer is to say so (no gold files). */
+        answerable: z.boolean().default(true),
       })
       .strict()
-      .refine((g) => g.files.length + g.issues.length > 0, 'gold needs at least one file or issue'),
+      .refine((g) => !g.answerable || g.files.length + g.issues.length > 0, 'gold needs at least one file or issue (or answerable: false)')
+      .refine((g) => g.answerable || g.files.length + g.issues.length === 0, 'an unanswerable question has no gold files or issues'),
   })
   .strict();
 export type EvalRecord = z.infer<typeof evalRecord>;
@@ -68,9 +77,13 @@ function majoritySource(files: string[]): Collection {
  * issue-localization: an `issue-ref` question names the issue, so it should be routed to the issue
  * (and from there to the code); an `issue-text` question is the issue itself, to be answered by code.
  */
+/** The shared datasets name a question's translation by its id with the other language suffix. */
+const pairOf = (id: string): string | undefined => /^(.*)-(?:en|es)$/.exec(id)?.[1];
+
 function fromLocalization(r: z.infer<typeof localizationRecord>): EvalRecord {
   return {
     id: r.id,
+    pair: pairOf(r.id),
     lang: r.lang,
     kind: r.kind,
     question: r.question,
@@ -79,12 +92,13 @@ function fromLocalization(r: z.infer<typeof localizationRecord>): EvalRecord {
       symbols: Object.values(r.gold_symbols ?? {}).flat(),
       issues: r.kind === 'issue-ref' ? [r.issue] : [],
       source: r.kind === 'issue-ref' ? 'issues' : 'code',
+      answerable: true,
     },
   };
 }
 
 function fromCodeQa(r: z.infer<typeof codeQaRecord>): EvalRecord {
-  return { id: r.id, lang: r.lang, kind: r.kind, question: r.question, gold: { files: r.gold_files, symbols: [], issues: [], source: majoritySource(r.gold_files) } };
+  return { id: r.id, pair: pairOf(r.id), lang: r.lang, kind: r.kind, question: r.question, gold: { files: r.gold_files, symbols: [], issues: [], source: majoritySource(r.gold_files), answerable: true } };
 }
 
 /** Loads and validates one dataset; errors name the file, the line and the field. */

@@ -18,6 +18,8 @@ export interface EvaluateOptions {
   /** Only these languages / datasets; the first `limit` questions of each dataset. */
   langs?: ('en' | 'es')[];
   datasets?: string[];
+  /** Only questions of this split (`dev` to develop on, `test` held out); questions without one are kept. */
+  split?: 'dev' | 'test';
   limit?: number;
   argv: string[];
   log: (message: string) => void;
@@ -32,7 +34,10 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
   if (options.datasets?.length && datasets.length === 0)
     throw new Error(`no dataset named ${options.datasets.join(', ')} (configured: ${config.eval.datasets.map((d) => d.name).join(', ')})`);
   const questions: EvalQuestion[] = datasets.flatMap((d) =>
-    d.questions.filter((q) => !options.langs?.length || options.langs.includes(q.lang)).slice(0, options.limit ?? Infinity),
+    d.questions
+      .filter((q) => !options.langs?.length || options.langs.includes(q.lang))
+      .filter((q) => !options.split || !q.split || q.split === options.split)
+      .slice(0, options.limit ?? Infinity),
   );
   if (questions.length === 0) throw new Error('no questions selected');
   const stats: StatsOptions = { seed: config.eval.seed, bootstrap: config.eval.bootstrap, permutations: config.eval.permutations };

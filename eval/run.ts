@@ -3,11 +3,13 @@ import { ask } from '../pipeline/answer/ask.ts';
 import type { Context, Generator } from '../pipeline/answer/types.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
+import { languageGap } from './languageGap.ts';
 import { contextFingerprint, describeContextDifference, JudgeContextMismatch } from './judge/fingerprint.ts';
 import type { Judge } from './judge/types.ts';
 import { percentile } from './metrics/percentile.ts';
 import type { FusionRow, LatencyRow, MetricValues, QuestionResult, RunReport } from './report/types.ts';
 import { METRIC_NAMES } from './suites/catalogue.ts';
+import { answerMetrics } from './suites/answer.ts';
 import { citationMetrics } from './suites/citations.ts';
 import { contextSlots, fusionMetrics, goldCollections, isEvenQuota } from './suites/fusion.ts';
 import { rankedFiles, retrievalMetrics } from './suites/retrieval.ts';
@@ -52,6 +54,9 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
     expectedSource: q.gold.source,
     question: cut(q.question, 300),
     gold: { files: q.gold.files, issues: q.gold.issues },
+    ...(q.pair ? { pair: q.pair } : {}),
+    ...(q.split ? { split: q.split } : {}),
+    ...(q.gold.answerable === false ? { answerable: false as const } : {}),
   };
   const started = performance.now();
   let result;
@@ -82,7 +87,7 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
   } else metrics.faithfulness = null;
   latency.total = performance.now() - started;
   const slots = contextSlots(result);
-  Object.assign(metrics, retrievalMetrics(q, result), routingMetrics(q, result), fusionMetrics(q, slots), citationMetrics(result.answer), { 'latency.total': latency.total });
+  Object.assign(metrics, retrievalMetrics(q, result), routingMetrics(q, result), fusionMetrics(q, slots), citationMetrics(result.answer), answerMetrics(q, result.answer), { 'latency.total': latency.total });
   const a = result.answer;
   return {
     ...base,
@@ -134,6 +139,11 @@ export function fusionRows(questions: QuestionResult[], goldOf: (id: string) => 
   });
 }
 
+function gapOf(results: QuestionResult[], stats: StatsOptions): { languageGap?: RunReport['languageGap'] } {
+  const rows = languageGap(results, stats);
+  return rows.length ? { languageGap: rows } : {};
+}
+
 export interface RunOptions {
   stats: StatsOptions;
   onQuestion?: (done: number, total: number, result: QuestionResult) => void;
@@ -165,5 +175,6 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
     fusion: fusionRows(results, (id) => gold.get(id) ?? new Set()),
     latency: latencyRows(results),
     seconds: (Date.now() - started) / 1000,
+    ...gapOf(results, options.stats),
   };
 }

@@ -73,7 +73,7 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
       const meta = await store.meta();
       if (meta.model && meta.model !== embedder.id)
         throw new Error(`${spec.label}: the index at ${paths.store} was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
-      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log });
+      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log });
       let judge: Judge | null;
       try {
         judge = await createJudge(config.eval.judge, { modelsDir: paths.models, log });

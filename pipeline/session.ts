@@ -125,7 +125,7 @@ export class Sessions {
       const { config, paths } = this.configOf(name);
       p = (async () => {
         const embedder = serialized(await openEmbedder(config, paths));
-        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log: this.log });
+        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: this.log });
         return { name, config, paths, embedder, generator };
       })();
       this.open.set(name, p);

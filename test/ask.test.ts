@@ -42,6 +42,33 @@ describe('cita ask', () => {
     expect(r.context.blocks[0].citation.issue).toBe(42);
     expect(r.queries.code).toContain('Issue #42');
     expect(r.context.blocks.some((b: any) => b.citation.path === 'src/loader.py')).toBe(true);
+    // The answer: the issue in its own words, then where to look in the code, every span verified.
+    expect(r.answer.text).toMatch(/^According to issue #42:\n\n- “Calling parse_config on an empty JSON file raises a JSONDecodeError/);
+    expect(r.answer.text).toMatch(/\n\nWhere to look:\n\n- `src\/loader\.py` \(parse_config\): `[^`]+` \[\d+\]/);
+    expect(r.answer.invalid).toEqual([]);
+    expect(r.answer.unsupported).toEqual([]);
+  });
+
+  it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {
+    const r = askJson('¿Cómo instalo el paquete?');
+    expect(r.translation).toMatchObject({ from: 'es', to: 'en', translator: 'apertium' });
+    expect(r.translation.text).toMatch(/install/i);
+    expect(r.queries.docs).toBe(r.translation.text);
+    expect(r.route.reasons.some((x: string) => x.startsWith('translated es → en (apertium)'))).toBe(true);
+    expect(r.context.translation).toBe(r.translation.text);
+    const plain = askJson('¿Cómo instalo el paquete?', '--set', 'languages.translator.kind=none');
+    expect(plain.translation).toBeUndefined();
+    expect(plain.queries.docs).toBe('¿Cómo instalo el paquete?');
+    // English questions are never translated.
+    expect(askJson('How do I install widgets?').translation).toBeUndefined();
+  });
+
+  it('searches untranslated, and says why, when the translator is missing', () => {
+    const r = askJson('¿Cómo instalo el paquete?', '--set', 'languages.translator.command=apertium-not-installed-here');
+    expect(r.translation.error).toMatch(/apertium-not-installed-here not found/);
+    expect(r.queries.docs).toBe('¿Cómo instalo el paquete?');
+    expect(r.route.reasons.some((x: string) => x.startsWith('not translated (apertium-not-installed-here not found'))).toBe(true);
+    expect(r.answer).toBeDefined();
   });
 
   it('looks up a symbol directly for a code question', () => {

@@ -13,6 +13,9 @@ import { LlmJudge, parseVerdicts } from '../eval/judge/llm.ts';
 import { OfflineSupportJudge, supportShare } from '../eval/judge/offline.ts';
 import { nightlyReport } from '../eval/nightly.ts';
 import type { MetricInfo, QuestionResult, Report } from '../eval/report/types.ts';
+import { languageGap } from '../eval/languageGap.ts';
+import { holmAdjust } from '../eval/stats/index.ts';
+import { answerMetrics } from '../eval/suites/answer.ts';
 import { citationMetrics } from '../eval/suites/citations.ts';
 import { fusionMetrics, isEvenQuota } from '../eval/suites/fusion.ts';
 import { retrievalMetrics } from '../eval/suites/retrieval.ts';
@@ -36,7 +39,7 @@ const q = (gold: Partial<EvalQuestion['gold']>, extra: Partial<EvalQuestion> = {
   question: 'q',
   dataset: 'd',
   ...extra,
-  gold: { files: [], symbols: [], issues: [], source: 'code', ...gold },
+  gold: { files: [], symbols: [], issues: [], source: 'code', answerable: true, ...gold },
 });
 
 describe('retrieval suite', () => {
@@ -184,6 +187,55 @@ function result(id: string, lang: 'en' | 'es', metrics: Record<string, number | 
   };
 }
 
+describe('answer metrics', () => {
+  const answer = (noAnswer: boolean, paths: string[], invalid = 0): VerifiedAnswer => ({
+    text: noAnswer ? 'No encuentro la respuesta en las fuentes indexadas.' : 'x [1]',
+    language: 'es',
+    generator: 'extractive',
+    ...(noAnswer ? { noAnswer: true } : {}),
+    citations: paths.map((p, i) => ({ marker: i + 1, collection: 'docs', path: p, startLine: 1, endLine: 2, snippet: '', verified: true })),
+    invalid: Array.from({ length: invalid }, (_, i) => ({ marker: 9 + i, problem: 'no such block' })),
+    unsupported: [],
+  });
+  const gold = { files: ['doc/a.rst'], symbols: [], issues: [], source: 'docs' as const, answerable: true };
+  it('is right when a verified citation is a gold page; abstaining is right only where the sources hold no answer', () => {
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.abstained': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.abstained': null, 'citations.invalid': 1 });
+    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.abstained': null, 'citations.invalid': null });
+    const none = { ...gold, files: [], answerable: false };
+    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.abstained': 1, 'citations.invalid': null });
+    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.abstained': 0, 'citations.invalid': 0 });
+  });
+});
+
+describe('Holm correction and the language gap', () => {
+  it('adjusts p-values step-down, monotone, capped at 1, in input order', () => {
+    // Sorted: 0.005×4 = 0.02, 0.01×3 = 0.03, 0.03×2 = 0.06, 0.04×1 = 0.04 → max(0.06, 0.04) = 0.06.
+    expect(holmAdjust([0.01, 0.04, 0.03, 0.005]).map((p) => +p.toFixed(6))).toEqual([0.03, 0.06, 0.06, 0.02]);
+    expect(holmAdjust([0.5, Number.NaN, 0.6])).toEqual([1, Number.NaN, 1]);
+    expect(holmAdjust([])).toEqual([]);
+  });
+
+  it('tests Spanish against English on the paired questions only, with Holm over the table', () => {
+    const stats = { seed: 's', bootstrap: 500, permutations: 2000 };
+    const rs: QuestionResult[] = [];
+    for (let i = 0; i < 12; i++) {
+      rs.push({ ...result(`q${i}-en`, 'en', { 'file.acc@1': 1, 'answer.right': 1 }), pair: `q${i}` });
+      rs.push({ ...result(`q${i}-es`, 'es', { 'file.acc@1': 0, 'answer.right': i % 2 }), pair: `q${i}` });
+    }
+    rs.push(result('lonely-es', 'es', { 'file.acc@1': 0 })); // no pair: left out
+    const rows = languageGap(rs, stats, ['file.acc@1', 'answer.right']);
+    const acc = rows.find((r) => r.metric === 'file.acc@1')!;
+    expect(acc).toMatchObject({ dataset: 'd', n: 12, meanEn: 1, meanEs: 0, diff: -1, verdict: 'gap' });
+    // 12 differences of −1: exact p = 2 / 2^12; Holm doubles the smallest of the two.
+    expect(acc.p).toBeCloseTo(2 / 4096, 10);
+    expect(acc.pHolm).toBeCloseTo(4 / 4096, 10);
+    const right = rows.find((r) => r.metric === 'answer.right')!;
+    expect(right).toMatchObject({ n: 12, meanEs: 0.5, diff: -0.5 });
+    expect(right.pHolm).toBeGreaterThanOrEqual(right.p);
+  });
+});
+
 describe('aggregation and paired comparison', () => {
   const stats = { seed: 's', bootstrap: 500, permutations: 2000 };
   it('aggregates per group over the questions where a metric applies', () => {
@@ -236,7 +288,27 @@ describe('datasets', () => {
     fs.writeFileSync(path.join(dir, 'd.jsonl'), `${JSON.stringify(good)}\n`);
     expect(() => loadDatasets([{ name: 'c', path: 'c.jsonl', format: 'cita' }, { name: 'd', path: 'd.jsonl', format: 'cita' }], dir)).toThrow(/"x" is in both c and d/);
     expect(() => loadDatasets([], dir)).toThrow(/eval\.datasets/);
+    // An unanswerable question has no gold, and says so; a gold file on one is a contradiction.
+    const none = { id: 'u', lang: 'es', kind: 'unanswerable', question: '¿?', pair: 'u', split: 'test', gold: { files: [], source: 'docs', answerable: false } };
+    fs.writeFileSync(path.join(dir, 'e.jsonl'), `${JSON.stringify(none)}\n`);
+    expect(loadDataset({ name: 'e', path: 'e.jsonl', format: 'cita' }, dir).questions[0]).toMatchObject({ pair: 'u', split: 'test', gold: { answerable: false } });
+    fs.writeFileSync(path.join(dir, 'f.jsonl'), `${JSON.stringify({ ...none, gold: { ...none.gold, files: ['a.md'] } })}\n`);
+    expect(() => loadDataset({ name: 'f', path: 'f.jsonl', format: 'cita' }, dir)).toThrow(/f\.jsonl:1: gold: an unanswerable question has no gold files or issues/);
     fs.rmSync(dir, { recursive: true });
+  });
+
+  it.each(['pytest-docs', 'black-docs'])('loads cita\'s own %s dataset: pairs in both languages, both splits, unanswerable ones', (name) => {
+    const d = loadDataset({ name, path: `datasets/${name}.jsonl`, format: 'cita' }, path.resolve(import.meta.dirname, '..'));
+    const pairs = new Map<string, Set<string>>();
+    for (const q of d.questions) pairs.set(q.pair!, (pairs.get(q.pair!) ?? new Set()).add(q.lang));
+    expect([...pairs.values()].every((langs) => langs.size === 2)).toBe(true);
+    expect(new Set(d.questions.map((q) => q.split))).toEqual(new Set(['dev', 'test']));
+    expect(d.questions.filter((q) => q.gold.answerable === false).length).toBeGreaterThanOrEqual(10);
+    expect(d.questions.filter((q) => q.lang === 'es' && q.gold.answerable !== false).length).toBeGreaterThanOrEqual(name === 'pytest-docs' ? 40 : 20);
+  });
+  it('pairs the shared datasets\' translated questions by id', () => {
+    const loc = loadDataset({ name: 'loc', path: path.join(sharedDatasets, 'pytest/issue-localization.jsonl'), format: 'localization' }, '/');
+    expect(loc.questions.find((q) => q.id === 'pytest-5103-issue-ref-es')?.pair).toBe('pytest-5103-issue-ref');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { answerSentences, parseMarkers, quoteOf } from '../pipeline/answer/citations.ts';
+import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
-import { contentTerms, ExtractiveGenerator, extractiveAnswer, isCodeQuestion } from '../pipeline/answer/generators/extractive.ts';
+import { answerShape, contentTerms, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, type Meaning } from '../pipeline/answer/generators/extractive.ts';
 import type { Context, Language } from '../pipeline/answer/types.ts';
 import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
 import { chunkId } from '../pipeline/chunking/ids.ts';
@@ -86,6 +86,25 @@ function context(question: string, language: Language, ...chunks: Chunk[]): Cont
   );
 }
 
+/** A context whose first block was looked up (an issue named in the question), as ask() orders them. */
+function lookedUpContext(question: string, language: Language, first: Chunk, ...rest: Chunk[]): Context {
+  return buildContext(
+    question,
+    language,
+    [first, ...rest].map((chunk, i) => ({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: i === 0 ? 'lookup' : 'search' } })),
+    { chunks: 5, chars: 2400 },
+  );
+}
+
+/** Every quoted or backticked span of a non-verbatim answer is in the block its line cites. */
+function expectSpansHeld(text: string, ctx: Context): void {
+  for (const sentence of answerSentences(text).filter((s) => parseMarkers(s).length > 0)) {
+    const [marker] = parseMarkers(sentence);
+    const block = normaliseText(ctx.blocks[marker! - 1]!.text);
+    for (const span of quotedSpans(sentence)) expect(block, sentence).toContain(span);
+  }
+}
+
 /** Each quoted sentence is in its cited block (whitespace aside), and whole when it is one line of it. */
 function expectVerbatim(text: string, ctx: Context): void {
   for (const sentence of answerSentences(text).filter((s) => parseMarkers(s).length > 0)) {
@@ -107,6 +126,8 @@ describe('ExtractiveGenerator', () => {
         'According to the documentation:',
         '',
         '- The simplest way to skip a test function is to mark it with the ``skip`` decorator which may be passed an optional ``reason``: [1]',
+        // A how-to answer shows the code that follows its best quote, verbatim.
+        '- `@pytest.mark.skip(reason="no way of currently testing this")` [1]',
         '- Alternatively, it is also possible to skip imperatively during test execution or setup by calling the ``pytest.skip(reason)`` function. [1]',
         '- A **skip** means that you expect your test to pass only if some conditions are met, otherwise pytest should skip running the test altogether. [2]',
         '- Common examples are skipping windows-only tests on non-windows platforms. [2]',
@@ -165,7 +186,9 @@ describe('ExtractiveGenerator', () => {
     const q = 'How do I skip a test?';
     const ctx = context(q, 'en', skipFunctions, intro);
     const three = extractiveAnswer(q, ctx, { maxSentences: 2 });
-    expect(parseMarkers(three.text)).toEqual([1, 2]);
+    // Two quotes, one per block, and the code line that follows the best one (block 1).
+    expect(parseMarkers(three.text)).toEqual([1, 1, 2]);
+    expect(three.text).toContain('- `@pytest.mark.skip(reason="no way of currently testing this")` [1]');
     const short = extractiveAnswer(q, ctx, { maxChars: 200 });
     const quoted = answerSentences(short.text).filter((s) => parseMarkers(s).length > 0);
     expect(quoted.reduce((n, s) => n + quoteOf(s).length, 0)).toBeLessThanOrEqual(200);
@@ -175,6 +198,76 @@ describe('ExtractiveGenerator', () => {
     const q = 'How do I skip a test function?';
     const ctx = context(q, 'en', skipFunctions, intro, evaluate);
     expect(extractiveAnswer(q, ctx)).toEqual(extractiveAnswer(q, ctx));
+  });
+});
+
+describe('answer shapes', () => {
+  it('answers a where-question over code with the file, symbol and the line that makes it relevant', () => {
+    const q = 'Where are the skip marks evaluated?';
+    const ctx = context(q, 'en', evaluate, intro);
+    expect(answerShape(q, ctx)).toBe('where');
+    const answer = extractiveAnswer(q, ctx);
+    expect(answer.verbatim).toBe(false);
+    expect(answer.text).toBe(
+      'Where to look:\n\n- `src/_pytest/skipping.py` (evaluate_skip_marks): `def evaluate_skip_marks(item: Item) -> Skip | None:` [1]',
+    );
+    expectSpansHeld(answer.text, ctx);
+  });
+
+  it('answers "where is the bug from #N" with the issue in its own words, then the code', () => {
+    const q = '¿Dónde está el bug del issue #7432?';
+    const ctx = lookedUpContext(q, 'es', issueChunk(), evaluate);
+    expect(answerShape(q, ctx)).toBe('issue');
+    const answer = extractiveAnswer(q, ctx);
+    const [issuePart, wherePart] = answer.text.split('\n\nDónde mirar:\n\n');
+    expect(issuePart!.startsWith('Según el issue #7432:\n\n- “')).toBe(true);
+    expect(wherePart).toMatch(/^- `src\/_pytest\/skipping\.py` \(evaluate_skip_marks\): `.+` \[2\]$/);
+    expectSpansHeld(answer.text, ctx);
+  });
+
+  it('never quotes an issue template: HTML comments, checklists, or a line two issues share', () => {
+    const template = (n: number, body: string): Chunk => {
+      const it: Issue = { ...issue, number: n, url: `https://github.com/pytest-dev/pytest/issues/${n}` };
+      const citation: Citation = { path: `#${n}`, startLine: 1, endLine: body.split('\n').length, issue: n, url: it.url };
+      const text = issueChunkText(issueHeader(it), body);
+      return { id: chunkId('issues', citation, text), collection: 'issues', text, title: `#${n}`, citation, tokens: 0 };
+    };
+    const boiler = 'If this change fixes an issue, please add a changelog entry for the skip location.';
+    const a = template(1, `<!--\nThanks for submitting an issue about the skip location!\n-->\n- [ ] closes the skip location issue\n\n${boiler}\n\nThe skip location is wrong with runxfail.`);
+    const b = template(2, `${boiler}\n\nUnrelated text about fixtures.`);
+    const q = 'Why is the skip location wrong?';
+    const answer = extractiveAnswer(q, context(q, 'en', a, b));
+    expect(answer.text).toContain('The skip location is wrong with runxfail. [1]');
+    expect(answer.text).not.toContain('Thanks for submitting');
+    expect(answer.text).not.toContain('closes the skip location');
+    expect(answer.text).not.toContain('changelog entry');
+  });
+});
+
+describe('relevance by meaning', () => {
+  const q = '¿Cómo hago que un test no se ejecute?';
+  const ctx = context(q, 'es', skipFunctions, intro);
+  // Stand-in similarities: the model's cosine for each sentence (the real model is exercised in ask.test.ts).
+  const meaning =
+    (scores: Record<string, number>): Meaning =>
+    (c) =>
+      Object.entries(scores).find(([start]) => c.quote.startsWith(start))?.[1] ?? 0.7;
+
+  it('quotes an English sentence for a Spanish question that shares no word with it, when its meaning is close', () => {
+    const answer = extractiveAnswer(q, ctx, {}, meaning({ 'The simplest way': 0.9, 'Alternatively, it is': 0.885 }));
+    expect(answer.noAnswer).toBeUndefined();
+    expect(answer.text.startsWith('Según la documentación:\n\n- The simplest way to skip')).toBe(true);
+    expect(answer.text).toContain('- Alternatively, it is also possible to skip imperatively');
+    // Sentences far below the best (more than the margin) are left out.
+    expect(answer.text).not.toContain('Common examples');
+    expectVerbatim(answer.text, ctx);
+  });
+
+  it('abstains when no sentence reaches the threshold, whatever words it shares', () => {
+    const answer = extractiveAnswer('How do I skip a test function?', ctx, {}, meaning({}));
+    expect(answer).toMatchObject({ noAnswer: true, text: 'No encuentro la respuesta en las fuentes indexadas.' });
+    const lower = extractiveAnswer('How do I skip a test function?', ctx, { minRelevance: 0.75 }, meaning({}));
+    expect(lower.noAnswer).toBeUndefined();
   });
 });
 

@@ -24,6 +24,14 @@ const CORPORA = [
     /** Must exist once unpacked (CORPUS.md: the gold paths live there). */
     expect: ['src/_pytest/skipping.py', 'doc/en/index.rst', 'testing/test_skipping.py'],
   },
+  {
+    // A second repository for the language evaluation (config/instances/black.yaml): Markdown docs.
+    requirement: 'black==24.10.0',
+    file: 'black-24.10.0.tar.gz',
+    sha256: '846ea64c97afe3bc677b761787993be4991810ecc7a4a937816dd6bddedc4875',
+    dir: 'black-24.10.0',
+    expect: ['docs/usage_and_configuration/the_basics.md', 'README.md'],
+  },
 ];
 
 function sha256(file: string): string {
@@ -75,10 +83,57 @@ function notebookEnv(): void {
   }
 }
 
+/** Whether `apertium -l` lists the Spanish→English mode. */
+function hasApertiumSpaEng(): boolean {
+  try {
+    return /\bspa-eng\b/.test(execFileSync('apertium', ['-l'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The translator of non-English questions (languages.translator: apertium): Debian's apertium and
+ * apertium-en-es. Installed with apt-get when this runs as root; otherwise says how, and cita then
+ * searches untranslated (each answer's route says so).
+ */
+function translatorEnv(): void {
+  if (hasApertiumSpaEng()) {
+    console.log('translator: apertium spa-eng present');
+    return;
+  }
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root) {
+    console.log('translator: apt-get install apertium apertium-en-es');
+    const apt = (...args: string[]) => {
+      try {
+        execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+      } catch {
+        // reported below if apertium is still missing
+      }
+    };
+    const install = () => apt('install', '-y', '-qq', '--no-install-recommends', 'apertium', 'apertium-en-es');
+    install();
+    // A fresh machine's package list may be empty or stale.
+    if (!hasApertiumSpaEng()) {
+      apt('update', '-qq');
+      install();
+    }
+  }
+  if (hasApertiumSpaEng()) console.log('translator: apertium spa-eng installed');
+  else
+    console.warn(
+      'translator: apertium spa-eng is missing; Spanish questions will be searched untranslated. ' +
+        'Install the Debian packages apertium and apertium-en-es (as root: apt-get install apertium apertium-en-es), ' +
+        'or set languages.translator.kind: none',
+    );
+}
+
 async function main(): Promise<void> {
   const result = await provisionModel({ modelsDir: path.join(root, '.cita/models'), log: (m: string) => console.log(m) });
   console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
   for (const c of CORPORA) fetchCorpus(c);
+  translatorEnv();
   notebookEnv();
 }
 

@@ -14,6 +14,11 @@ function lang(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
+function split(v: string): 'dev' | 'test' {
+  if (v !== 'dev' && v !== 'test') throw new InvalidArgumentError('expected dev or test');
+  return v;
+}
+
 interface EvalOptions {
   config: string[];
   vs: string[];
@@ -21,6 +26,7 @@ interface EvalOptions {
   baseSet: string[];
   lang: string[];
   dataset: string[];
+  split?: 'dev' | 'test';
   limit?: number;
   out: string;
   name?: string;
@@ -38,6 +44,7 @@ export function registerEval(program: Command): void {
     .option('--base-set <key=value>', 'override a key in both A and B (repeatable)', collect, [])
     .option('--lang <en|es>', 'only questions in this language (repeatable)', lang, [])
     .option('--dataset <name>', 'only this dataset of eval.datasets (repeatable)', collect, [])
+    .option('--split <dev|test>', 'only questions of this split (datasets that mark one); others are kept', split)
     .option('--limit <n>', 'only the first n questions of each dataset', limit)
     .option('--out <dir>', 'where the reports go', 'reports')
     .option('--name <name>', 'report file name without extension (default: eval-<instance>-<time> or ab-<instance>-<time>)')
@@ -54,6 +61,7 @@ export function registerEval(program: Command): void {
         ...(ab ? { b: { overlays: opts.vs, overrides: opts.set } } : {}),
         langs: opts.lang as ('en' | 'es')[],
         datasets: opts.dataset,
+        ...(opts.split ? { split: opts.split } : {}),
         limit: opts.limit,
         argv: ['cita', ...process.argv.slice(2)],
         log: (m) => process.stderr.write(`${m}\n`),

@@ -212,7 +212,7 @@ export function buildCli(): Command {
       const { formatAsk } = await import('./formatAsk.ts');
       const embedder = await openEmbedder(config, paths);
       const store = await openStore(config, paths, embedder.dims);
-      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log: (m) => process.stderr.write(`${m}\n`) });
+      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: (m) => process.stderr.write(`${m}\n`) });
       try {
         await checkModel(store, embedder, config.name);
         const result = await ask({ config, store, embedder, generator, checkout: paths.checkout }, question);

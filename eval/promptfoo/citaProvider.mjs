@@ -62,7 +62,7 @@ async function openSession(instance, sets) {
         if (meta.model && meta.model !== embedder.id) {
           throw new Error(`the index was built with ${meta.model} but the config uses ${embedder.id}: run \`node bin/cita.mjs index ${instance}\``);
         }
-        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, log: (m) => process.stderr.write(`${m}\n`) });
+        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: (m) => process.stderr.write(`${m}\n`) });
         const openMs = performance.now() - t;
         const deps = { config, store, embedder, generator, checkout: paths.checkout };
         return {

@@ -278,3 +278,29 @@ export function comparisonTable(report: Report, comparisons: Comparison[]): Tabl
 function noNegativeZero(s: string): string {
   return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
 }
+
+/** Spanish vs English on paired questions: means, es − en with its CI, raw and Holm-adjusted p. */
+export function languageGapTable(report: Report, run: RunReport): Table {
+  return {
+    head: ['metric', 'dataset', 'pairs', 'en', 'es', 'Δ es − en [95% CI]', 'p', 'p (Holm)', 'verdict'],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+    rows: (run.languageGap ?? []).map((g) => {
+      const m = metricInfo(report, g.metric);
+      const row: TableRow = {
+        cells: [
+          m.label,
+          g.dataset,
+          String(g.n),
+          formatValue(g.meanEn, m.unit),
+          formatValue(g.meanEs, m.unit),
+          formatDiff(g.diff, g.low, g.high, m.unit),
+          formatP(g.p),
+          formatP(g.pHolm),
+          g.verdict === 'gap' ? (g.diff < 0 === (m.direction === 'higher') ? '▼ es worse' : '▲ es better') : '–',
+        ],
+      };
+      if (g.verdict === 'gap') row.mark = g.diff < 0 === (m.direction === 'higher') ? 'worse' : 'better';
+      return row;
+    }),
+  };
+}

@@ -2,6 +2,7 @@ import { COLLECTIONS } from '../../pipeline/types.ts';
 import {
   comparisonTable,
   fusionTable,
+  languageGapTable,
   latencyTable,
   metricByTable,
   metricTable,
@@ -110,6 +111,16 @@ function runSection(report: Report, run: RunReport): string[] {
 
   out.push('### Metrics, English and Spanish', '', 'Each cell: mean [95% CI] (n); – where the metric has no question.', '');
   out.push(...markdownTable(metricTable(report, run)), '');
+  if (run.languageGap?.length) {
+    out.push(
+      '### Language gap (paired questions)',
+      '',
+      'The same question asked in English and in Spanish (same pair id): Spanish − English, paired permutation test, p Holm-adjusted over this table.',
+      '',
+      ...markdownTable(languageGapTable(report, run)),
+      '',
+    );
+  }
   const byKind = metricByTable(report, run, 'kind');
   if (byKind.rows.length > 0) out.push('### By question kind × language', '', ...markdownTable(byKind), '');
   const bySource = metricByTable(report, run, 'source');

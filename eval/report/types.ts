@@ -34,6 +34,11 @@ export interface QuestionResult {
   /** The question, cut to 300 characters for the report. */
   question: string;
   gold: { files: string[]; issues: number[] };
+  /** The same question in the other language has the same pair id (the language-gap test pairs them). */
+  pair?: string;
+  split?: 'dev' | 'test';
+  /** false: the sources hold no answer; the right answer is to abstain. */
+  answerable?: false;
   metrics: MetricValues;
   route: { top: Collection; weights: Record<Collection, number> };
   /** Context blocks per collection after fusion (lookups included). */
@@ -131,6 +136,24 @@ export interface RunReport {
   latency: LatencyRow[];
   /** Wall time of the whole run, seconds. */
   seconds: number;
+  /** Spanish vs English on the paired questions (same pair id), per dataset; absent without pairs. */
+  languageGap?: GapRow[];
+}
+
+/** es − en on questions asked in both languages, paired by `pair`; p Holm-adjusted over the table. */
+export interface GapRow {
+  metric: string;
+  dataset: string;
+  n: number;
+  meanEn: number;
+  meanEs: number;
+  diff: number;
+  low: number;
+  high: number;
+  p: number;
+  pHolm: number;
+  /** pHolm < 0.05: `gap` (es differs from en), else `none`. */
+  verdict: 'gap' | 'none';
 }
 
 /** A paired comparison of one metric over the questions both runs answered. */

@@ -7,3 +7,4 @@ export {
   type PermutationOptions,
 } from './paired.ts';
 export { DEFAULT_SEED, seededRandom, type RandomSource } from './random.ts';
+export { holmAdjust } from './holm.ts';

@@ -5,6 +5,7 @@ import { fuse, type FusionResult } from '../retrieval/fusion/index.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { searchCollection } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
+import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
@@ -24,6 +25,8 @@ export interface AskDeps {
   generator: Generator;
   /** The indexed checkout, for citation checks (`path` must exist and its lines hold the text). */
   checkout: string;
+  /** Translates questions into the corpus language; default: the one `languages.translator` names. */
+  translator?: Translator;
 }
 
 export interface AskOptions {
@@ -38,8 +41,10 @@ export interface AskOptions {
 export interface AskResult {
   question: string;
   route: Route;
-  /** Queries run per collection (the second hop shows here). */
+  /** Queries run per collection (the second hop shows here): the text BM25 searched with. */
   queries: Partial<Record<Collection, string>>;
+  /** The question in the corpus language, when it was asked in another (or why it could not be translated). */
+  translation?: { from: string; to: string; translator: string; text?: string; error?: string };
   fusion: FusionResult;
   context: Context;
   answer?: VerifiedAnswer;
@@ -93,25 +98,50 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     }
   });
 
+  // A question in another language than the corpus is translated for the retrievers that match words.
+  const crossLingual = route.language !== config.languages.corpus;
+  let translation: AskResult['translation'];
+  if (crossLingual) {
+    const translator = deps.translator ?? translatorFor(config.languages.translator);
+    if (translator) {
+      const base = { from: route.language, to: config.languages.corpus, translator: translator.id };
+      try {
+        const text = await time('translate', () => translator.translate(question, route.language, config.languages.corpus));
+        translation = { ...base, text };
+        route.reasons.push(`translated ${base.from} → ${base.to} (${translator.id}): ${JSON.stringify(text.length > 160 ? `${text.slice(0, 159)}…` : text)}`);
+      } catch (err) {
+        translation = { ...base, error: (err as Error).message };
+        route.reasons.push(`not translated (${(err as Error).message}): searched as asked`);
+      }
+    }
+  }
+
   // Second hop: the referenced issue's text is what code and docs are searched with.
   const hop = issueQuery(issueChunks);
+  const plan = searchPlan(question, hop, translation?.text, config.retrieval.crossLingual);
   const queries: Partial<Record<Collection, string>> = {};
-  for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? hop : question;
+  for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? plan.hop!.bm25 : plan.question.bm25;
 
   const available = (await Promise.all(COLLECTIONS.map(async (c) => [c, await store.count(c)] as const))).filter(([, n]) => n > 0);
-  const distinctQueries = [...new Set(available.map(([c]) => queries[c]!))];
-  const vectors = new Map<string, Float32Array>();
-  if (hybrid.alpha > 0) {
+  const used = available.map(([c]) => (hop && c !== 'issues' ? plan.hop! : plan.question));
+  const distinctTexts = [...new Set(used.flatMap((p) => p.dense))];
+  const embedded = new Map<string, Float32Array>();
+  // An explicit alpha (A/B, `cita search --alpha`) wins; else a cross-lingual question may have its own.
+  const alphaOf = (p: QueryPlan) =>
+    options.alpha ?? (crossLingual && p === plan.question ? (config.retrieval.crossLingual.alpha ?? hybrid.alpha) : hybrid.alpha);
+  if (used.some((p) => alphaOf(p) > 0)) {
     await time('embed', async () => {
-      const vs = await embedder.embedQueries(distinctQueries);
-      distinctQueries.forEach((q, i) => vectors.set(q, vs[i]!));
+      const vs = await embedder.embedQueries(distinctTexts);
+      distinctTexts.forEach((q, i) => embedded.set(q, vs[i]!));
     });
   }
   const lists: Partial<Record<Collection, SearchHit[]>> = {};
   await time('retrieve', async () => {
     for (const [c] of available) {
-      const q = queries[c]!;
-      lists[c] = await searchCollection(store, vectors.get(q), c, q, budget.chunks, hybrid);
+      const p = hop && c !== 'issues' ? plan.hop! : plan.question;
+      const alpha = alphaOf(p);
+      const vector = alpha > 0 ? meanVector(p.dense.map((t) => embedded.get(t)!)) : undefined;
+      lists[c] = await searchCollection(store, vector, c, p.bm25, budget.chunks, { ...hybrid, alpha });
     }
   });
 
@@ -120,7 +150,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     chunk: h.chunk,
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));
-  const context = buildContext(question, route.language, [...lookedUp, ...ranked], budget);
+  const context = buildContext(question, route.language, [...lookedUp, ...ranked], budget, translation?.text);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {
@@ -139,7 +169,44 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       });
     });
   }
-  return { question, route, queries, fusion, context, answer, timings };
+  return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, answer, timings };
+}
+
+/** What one retrieval searches with: BM25 over a text, and the dense side over the mean of the texts' vectors. */
+export interface QueryPlan {
+  bm25: string;
+  dense: string[];
+}
+
+/**
+ * The texts each retriever uses. A second hop (the referenced issue's text) is in the corpus
+ * language already. A translated question follows `crossLingual`: BM25 and the dense side each
+ * take the translation, the question as asked, or both. Pure.
+ */
+export function searchPlan(
+  question: string,
+  hop: string,
+  translation: string | undefined,
+  crossLingual: { bm25: 'translated' | 'original' | 'both'; dense: 'translated' | 'original' | 'both' },
+): { question: QueryPlan; hop?: QueryPlan } {
+  const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
+    translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
+  return {
+    question: { bm25: pick(crossLingual.bm25).join('\n'), dense: pick(crossLingual.dense) },
+    ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
+  };
+}
+
+/** The normalised mean of unit vectors (one vector is returned as is). */
+export function meanVector(vectors: Float32Array[]): Float32Array {
+  if (vectors.length === 1) return vectors[0]!;
+  const out = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) for (let i = 0; i < v.length; i++) out[i]! += v[i]!;
+  let norm = 0;
+  for (let i = 0; i < out.length; i++) norm += out[i]! * out[i]!;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < out.length; i++) out[i]! /= norm;
+  return out;
 }
 
 /** A file of the checkout, never outside it (a cited `../../etc/passwd` is simply not in the tree). */

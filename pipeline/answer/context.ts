@@ -137,6 +137,7 @@ export function buildContext(
   language: Language,
   candidates: readonly ContextCandidate[],
   budget: ContextBudget,
+  translation?: string,
 ): Context {
   checkBudget(budget);
   const blocks: ContextBlock[] = [];
@@ -170,6 +171,7 @@ export function buildContext(
   const context: Context = {
     question,
     language,
+    ...(translation !== undefined && translation !== question ? { translation } : {}),
     budget: { chunks: budget.chunks, chars: budget.chars },
     blocks,
     chars: blocks.reduce((n, b) => n + b.text.length, 0),

@@ -44,6 +44,8 @@ export interface ContextBudget {
 export interface Context {
   readonly question: string;
   readonly language: Language;
+  /** The question in the corpus language, when it was asked in another and translated. */
+  readonly translation?: string;
   readonly budget: ContextBudget;
   readonly blocks: readonly ContextBlock[];
   /** Total characters of block text: what a judge must also receive. */

@@ -134,8 +134,38 @@ export const configSchema = z
             candidates: z.number().int().positive().max(1000).default(50),
           })
           .strict(),
+        /**
+         * A question in another language than the corpus (`languages.corpus`): which text each
+         * retriever searches with once the question is translated. `translated`: the translation;
+         * `original`: the question as asked; `both`: BM25 over both texts, or the mean of both query
+         * vectors. `alpha` replaces `hybrid.alpha` for such questions (dense matches across languages).
+         */
+        crossLingual: z
+          .object({
+            bm25: z.enum(['translated', 'original', 'both']).default('translated'),
+            dense: z.enum(['translated', 'original', 'both']).default('original'),
+            alpha: z.number().min(0).max(1).optional(),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict(),
+    /** The language the sources are written in, and how questions in another language reach them. */
+    languages: z
+      .object({
+        corpus: z.enum(['en', 'es']).default('en'),
+        /** `apertium`: offline machine translation (Debian packages apertium + apertium-en-es); `none`: search as asked. */
+        translator: z
+          .object({
+            kind: z.enum(['apertium', 'none']).default('apertium'),
+            command: z.string().min(1).default('apertium'),
+            timeoutMs: z.number().int().positive().default(10000),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     fusion: z
       .object({
         /** `proportional`: slots by each collection's fit to the query (lesson 2); `rrf`: the classic baseline. */
@@ -158,6 +188,10 @@ export const configSchema = z
         generator: z
           .object({
             kind: z.enum(['extractive', 'openai', 'local']),
+            /** extractive: choose sentences by `meaning` (the multilingual model; any language) or by shared words (`lexical`). */
+            relevance: z.enum(['meaning', 'lexical']).default('meaning'),
+            /** extractive, by meaning: least relevance a quote needs (calibrated on the dev sets; see README). */
+            minRelevance: z.number().min(0).max(2).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

@@ -1,14 +1,25 @@
 import { issueUnits } from '../../chunking/issueChunker.ts';
 import { splitProse, splitUnits } from '../../chunking/sentences.ts';
+import type { Embedder } from '../../types.ts';
 import { normaliseText, splitBlockText } from '../context.ts';
 import type { Context, ContextBlock, GeneratedAnswer, Generator, Language } from '../types.ts';
 
 /**
  * The default generator: offline and deterministic. It answers with the context's most relevant
  * sentences, each quoted verbatim (whitespace aside) and followed by its block's marker, so every
- * sentence can be checked against the cited lines. Relevance is lexical: the share of the
- * question's content words a sentence contains, rarer words weighing more, plus a small bonus for
- * higher-ranked blocks. When nothing clears the threshold it says the sources hold no answer.
+ * sentence can be checked against the cited lines.
+ *
+ * Relevance is by meaning when the generator has the embedder (the multilingual model scores each
+ * candidate sentence against the question, so a Spanish question finds an English sentence), plus a
+ * little of the lexical signal: the share of the question's content words (of its translation into
+ * the corpus language, when there is one) a sentence contains, rarer words weighing more. Without
+ * the embedder relevance is lexical only. When nothing clears the threshold it says the sources
+ * hold no answer.
+ *
+ * The answer's shape follows the question: a "where" question (or a pasted issue) over code gets
+ * the files and symbols to look at, each with the line that makes it relevant; a question about a
+ * referenced issue gets the issue's own sentences and then the code; everything else gets quotes,
+ * and a how-to answer the command or code line that follows its best quote.
  */
 
 export interface ExtractiveOptions {
@@ -18,11 +29,35 @@ export interface ExtractiveOptions {
   maxChars?: number;
   /** Blocks to quote from when enough sentences qualify; default 2. */
   minBlocks?: number;
-  /** Least share (0–1, by weight) of the question's content words a sentence must hold; default 0.34. */
+  /** Least share (0–1, by weight) of the question's content words a sentence must hold (lexical mode); default 0.34. */
   minCoverage?: number;
+
+  /** By meaning: least relevance (cosine of question and sentence, plus lexicalWeight × coverage) a quote needs. */
+  minRelevance?: number;
+  /** By meaning: weight of the lexical coverage beside the cosine. */
+  lexicalWeight?: number;
+  /** By meaning: a quote must be within this much of the best quote's relevance. */
+  margin?: number;
+  /** By meaning: sentences of this many top blocks are scored (bounds the model's work per answer). */
+  semanticBlocks?: number;
+  /** Most files a "where" answer lists. */
+  whereFiles?: number;
 }
 
-export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = { maxSentences: 4, maxChars: 700, minBlocks: 2, minCoverage: 0.34 };
+export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
+  maxSentences: 4,
+  maxChars: 700,
+  minBlocks: 2,
+  minCoverage: 0.34,
+  minRelevance: 0.86,
+  lexicalWeight: 0.1,
+  margin: 0.04,
+  semanticBlocks: 6,
+  whereFiles: 3,
+};
+
+/** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
+export type Meaning = (candidate: QuoteCandidate) => number | undefined;
 
 /** At most this much is added for the top-ranked block, less further down: ranking breaks near-ties only. */
 const RANK_BONUS = 0.05;
@@ -142,9 +177,17 @@ function prosePiece(marker: number, offset: number, raw: string, maxChars: numbe
   return { marker, offset, quote, display: quote, terms: contentTerms(quote) };
 }
 
+/**
+ * Issue and PR templates speak to the reporter, not about the bug: HTML comments (`<!-- Thanks for
+ * submitting… -->`) and checklist items (`- [ ] closes #…`) are blanked, same length, so offsets hold.
+ */
+const TEMPLATE = /<!--[\s\S]*?(?:-->|(?![\s\S]))|^[ \t]*(?:[-*+][ \t]+)?\[[ xX]\].*$/gm;
+
 /** Sentences of the prose units of a doc or issue body; code blocks and tables are not quoted. */
-function proseCandidates(block: ContextBlock, body: string, maxChars: number): QuoteCandidate[] {
-  const units = block.chunk.collection === 'issues' ? issueUnits(body) : splitUnits(body);
+function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number): QuoteCandidate[] {
+  const issue = block.chunk.collection === 'issues';
+  const body = issue ? rawBody.replace(TEMPLATE, (m) => m.replace(/[^\n]/g, ' ')) : rawBody;
+  const units = issue ? issueUnits(body) : splitUnits(body);
   const out: QuoteCandidate[] = [];
   const end = body.trimEnd().length;
   let offset = 0;
@@ -239,26 +282,38 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
 
 /** Everything quotable in the context, block by block, in reading order. */
 export function quoteCandidates(context: Context, codeQuestion: boolean, maxChars = EXTRACTIVE_DEFAULTS.maxChars): QuoteCandidate[] {
-  return context.blocks.flatMap((block) => {
+  const all = context.blocks.flatMap((block) => {
     const { header, body } = splitBlockText(block.chunk, block.text);
     return block.chunk.collection === 'code'
       ? codeCandidates(block, header, body, codeQuestion, maxChars)
       : proseCandidates(block, body, maxChars);
   });
+  // A sentence that two different issues both say is boilerplate (a template line), not about either.
+  const issuesSaying = new Map<string, Set<number>>();
+  for (const c of all) {
+    const n = context.blocks[c.marker - 1]!.citation.issue;
+    if (n === undefined) continue;
+    const key = c.quote.toLowerCase();
+    issuesSaying.set(key, (issuesSaying.get(key) ?? new Set()).add(n));
+  }
+  return all.filter((c) => (issuesSaying.get(c.quote.toLowerCase())?.size ?? 0) < 2);
 }
 
 interface Scored extends QuoteCandidate {
   coverage: number;
+  /** Lexical mode: the coverage; by meaning: cosine + lexicalWeight × coverage (undefined: not scored). */
+  relevance: number | undefined;
   score: number;
 }
 
 /**
  * Coverage of the question's terms, each weighted by its rarity among the candidates (an IDF), plus
  * the rank bonus. A term found in no candidate weighs as little as the commonest term found: it is
- * mostly vocabulary mismatch (a Spanish question over English docs, a paraphrase), since retrieval
- * already judged these blocks relevant; as a rare word it would veto every sentence.
+ * mostly vocabulary mismatch (a paraphrase), since retrieval already judged these blocks relevant;
+ * as a rare word it would veto every sentence. By meaning, relevance is the cosine plus a little
+ * coverage.
  */
-function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[], blocks: number): Scored[] {
+function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[], blocks: number, meaning: Meaning | undefined, lexicalWeight: number): Scored[] {
   const df = new Map<string, number>();
   for (const c of candidates) for (const t of questionTerms) if (c.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
   const idf = (n: number) => Math.log(1 + (candidates.length + 1) / (n + 0.5));
@@ -270,7 +325,9 @@ function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[
     let hit = 0;
     for (const t of questionTerms) if (c.terms.has(t)) hit += weight(t);
     const coverage = total > 0 ? hit / total : 0;
-    return { ...c, coverage, score: coverage + (RANK_BONUS * (blocks - c.marker + 1)) / blocks };
+    const cosine = meaning?.(c);
+    const relevance = meaning ? (cosine === undefined ? undefined : cosine + lexicalWeight * coverage) : coverage;
+    return { ...c, coverage, relevance, score: (relevance ?? -1) + (RANK_BONUS * (blocks - c.marker + 1)) / blocks };
   });
 }
 
@@ -279,13 +336,20 @@ function byScore(a: Scored, b: Scored): number {
   return b.score - a.score || a.marker - b.marker || a.offset - b.offset;
 }
 
+/** The candidates relevant enough to quote: over the threshold and, by meaning, near the best. */
+function eligible(scored: Scored[], options: Required<ExtractiveOptions>, byMeaning: boolean): Scored[] {
+  if (!byMeaning) return scored.filter((c) => c.coverage >= options.minCoverage && c.coverage > 0).sort(byScore);
+  const rel = scored.filter((c): c is Scored & { relevance: number } => c.relevance !== undefined);
+  const best = Math.max(-Infinity, ...rel.map((c) => c.relevance));
+  return rel.filter((c) => c.relevance >= options.minRelevance && c.relevance >= best - options.margin).sort(byScore);
+}
+
 /**
  * The quotes of the answer: the best, then the best of another block (so the answer draws on
  * `minBlocks` blocks when enough qualify), then the rest by score, within the sentence and
  * character limits; returned in reading order (block, then position).
  */
-function selectQuotes(scored: Scored[], options: Required<ExtractiveOptions>): Scored[] {
-  const eligible = scored.filter((c) => c.coverage >= options.minCoverage && c.coverage > 0).sort(byScore);
+function selectQuotes(candidates: Scored[], options: Required<ExtractiveOptions>): Scored[] {
   const chosen: Scored[] = [];
   const seen = new Set<string>();
   let chars = 0;
@@ -300,10 +364,10 @@ function selectQuotes(scored: Scored[], options: Required<ExtractiveOptions>): S
   for (;;) {
     const blocks = new Set(chosen.map((c) => c.marker));
     if (blocks.size >= options.minBlocks) break;
-    const next = eligible.find((c) => !blocks.has(c.marker) && take(c));
+    const next = candidates.find((c) => !blocks.has(c.marker) && take(c));
     if (!next) break;
   }
-  for (const c of eligible) if (!chosen.includes(c)) take(c);
+  for (const c of candidates) if (!chosen.includes(c)) take(c);
   return chosen.sort((a, b) => a.marker - b.marker || a.offset - b.offset);
 }
 
@@ -318,30 +382,181 @@ function leadIn(language: Language, blocks: ContextBlock[]): string {
   return LEAD_IN[language][kinds.size === 1 && only ? only : 'mixed'];
 }
 
-/** The extractive answer for a question over a context (pure; the generator wraps it). */
-export function extractiveAnswer(question: string, context: Context, options: ExtractiveOptions = {}): GeneratedAnswer {
+// --- answer shapes ------------------------------------------------------------------------------
+
+const WHERE = /(?<![\p{L}\p{N}_])(?:where|which\s+files?|what\s+files?|d[oó]nde|qu[eé]\s+(?:ficheros?|archivos?)|en\s+qu[eé]\s+(?:fichero|archivo|parte))(?![\p{L}\p{N}_])/iu;
+const HOW_TO = /(?<![\p{L}\p{N}_])(?:how\s+(?:do|can|should|to)|c[oó]mo|hay\s+(?:forma|manera)|se\s+puede|quiero)(?![\p{L}\p{N}_])/iu;
+/** A pasted issue or traceback rather than a question: long, or holding code. */
+const PASTED = /```|Traceback \(most recent call last\)|^\s{4}\S/m;
+
+export type AnswerShape = 'quote' | 'where' | 'issue';
+
+/**
+ * How to answer: `issue` when the context opens with a looked-up issue and the question asks where
+ * (its fix is in the code); `where` for a where-question or a pasted issue whose context is mostly
+ * code; otherwise `quote`.
+ */
+export function answerShape(question: string, context: Context): AnswerShape {
+  const top = context.blocks.slice(0, 3);
+  const codeLed = top.filter((b) => b.chunk.collection === 'code').length >= Math.ceil(top.length / 2);
+  const hasCode = context.blocks.some((b) => b.chunk.collection === 'code');
+  const asksWhere = WHERE.test(question) || WHERE.test(context.translation ?? '');
+  const first = context.blocks[0];
+  if (first?.scores.via === 'lookup' && first.chunk.collection === 'issues' && asksWhere && hasCode) return 'issue';
+  if (hasCode && codeLed && (asksWhere || question.length > 600 || PASTED.test(question))) return 'where';
+  return 'quote';
+}
+
+const WHERE_LEAD: Record<Language, string> = { en: 'Where to look:', es: 'Dónde mirar:' };
+
+/** The line of a code block that holds most of the question's terms (its definition line on a tie). */
+function telltaleLine(block: ContextBlock, terms: Set<string>): string | undefined {
+  const { body } = splitBlockText(block.chunk, block.text);
+  let best: { line: string; score: number } | undefined;
+  for (const raw of body.split('\n')) {
+    const line = raw.trim();
+    if (line.length < 4 || line.length > 160 || line.includes('`')) continue;
+    const lineTerms = contentTerms(line);
+    let score = 0;
+    for (const t of terms) if (lineTerms.has(t)) score++;
+    if (SIGNATURE.test(line)) score += 0.5;
+    if (!best || score > best.score) best = { line, score };
+  }
+  return best?.line;
+}
+
+/** One line per file: `path` (symbol): `the telltale line` [n], for the first code files of the context. */
+function whereLines(context: Context, terms: Set<string>, files: number): string[] {
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const block of context.blocks) {
+    if (block.chunk.collection !== 'code' || seen.has(block.citation.path)) continue;
+    seen.add(block.citation.path);
+    const line = telltaleLine(block, terms);
+    const symbol = block.citation.symbol ? ` (${block.citation.symbol})` : '';
+    lines.push(`- \`${block.citation.path}\`${symbol}${line ? `: \`${line}\`` : ''} [${block.marker}]`);
+    if (lines.length >= files) break;
+  }
+  return lines;
+}
+
+/** The first line of the code block that follows a quote in its block: the command a how-to answer shows. */
+function commandAfter(context: Context, quote: QuoteCandidate): string | undefined {
+  const block = context.blocks[quote.marker - 1]!;
+  if (block.chunk.collection !== 'docs') return undefined;
+  const { body } = splitBlockText(block.chunk, block.text);
+  let offset = 0;
+  for (const unit of splitUnits(body)) {
+    const start = offset;
+    offset += unit.text.length;
+    if (start <= quote.offset || unit.kind !== 'code') continue;
+    const line = unit.text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:)/.test(l));
+    if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
+    return undefined;
+  }
+  return undefined;
+}
+
+/** The extractive answer for a question over a context (pure; the generator wraps it, adding `meaning`). */
+export function extractiveAnswer(question: string, context: Context, options: ExtractiveOptions = {}, meaning?: Meaning): GeneratedAnswer {
   const opts = { ...EXTRACTIVE_DEFAULTS, ...options };
   const language = context.language;
   const base = { language, generator: 'extractive', verbatim: true };
-  const terms = contentTerms(question);
+  // English terms for English sources: the translation, when the question was translated.
+  const terms = contentTerms(context.translation ?? question);
+  const shape = answerShape(question, context);
   const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars);
-  const chosen = terms.size === 0 ? [] : selectQuotes(scoreCandidates(terms, candidates, context.blocks.length), opts);
+  const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight);
+  const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined);
+
+  if (shape !== 'quote') {
+    const where = whereLines(context, terms, opts.whereFiles);
+    const parts: string[] = [];
+    if (shape === 'issue') {
+      const n = context.blocks[0]!.citation.issue!;
+      // The issue's own sentences, best first: what the bug is, in the reporter's words.
+      const own = scored.filter((c) => context.blocks[c.marker - 1]!.citation.issue === n).sort(byScore).slice(0, 2);
+      own.sort((a, b) => a.marker - b.marker || a.offset - b.offset);
+      if (own.length) parts.push(ONE_ISSUE[language](n), '', ...own.map((c) => `- “${c.quote}” [${c.marker}]`), '');
+    }
+    parts.push(WHERE_LEAD[language], '', ...where);
+    return { ...base, verbatim: false, text: parts.join('\n') };
+  }
+
+  const chosen = selectQuotes(pool, opts);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
   const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
+  // A how-to answer shows the command or code that follows its best quote, as the docs give it.
+  if (HOW_TO.test(question)) {
+    const best = [...chosen].sort(byScore)[0]!;
+    const command = commandAfter(context, best);
+    const chars = chosen.reduce((n, c) => n + c.quote.length, 0);
+    if (command && chars + command.length <= opts.maxChars && !chosen.some((c) => c.quote.includes(command))) {
+      const at = chosen.indexOf(best) + 1;
+      lines.splice(at, 0, `- \`${command}\` [${best.marker}]`);
+    }
+  }
   return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}` };
+}
+
+/** Sentence vectors by (model, text), shared by every generator of the process: the same docs come up again. */
+const sentenceVectors = new Map<string, Float32Array>();
+const SENTENCE_CACHE = 50_000;
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** Cosine of the question and each text, with the multilingual model (passages cached by text). */
+export async function sentenceSimilarities(embedder: Embedder, question: string, texts: string[]): Promise<number[]> {
+  const key = (t: string) => `${embedder.id}\u0000${t}`;
+  const missing = [...new Set(texts.filter((t) => !sentenceVectors.has(key(t))))];
+  const [[q], vectors] = await Promise.all([embedder.embedQueries([question]), missing.length ? embedder.embedPassages(missing) : Promise.resolve([])]);
+  missing.forEach((t, i) => {
+    sentenceVectors.set(key(t), vectors[i]!);
+    if (sentenceVectors.size > SENTENCE_CACHE) sentenceVectors.delete(sentenceVectors.keys().next().value!);
+  });
+  return texts.map((t) => cosine(q!, sentenceVectors.get(key(t))!));
 }
 
 /** The default generator: quotes the context, offline and deterministic. */
 export class ExtractiveGenerator implements Generator {
-  readonly id = 'extractive';
+  readonly id: string;
   private readonly options: ExtractiveOptions;
+  private readonly embedder: Embedder | undefined;
 
-  constructor(options: ExtractiveOptions = {}) {
+  /** With an embedder, sentences are chosen by meaning (multilingual); without, by shared words. */
+  constructor(options: ExtractiveOptions = {}, embedder?: Embedder) {
     this.options = { ...options };
+    this.embedder = embedder;
+    this.id = embedder ? 'extractive' : 'extractive:lexical';
   }
 
-  generate(question: string, context: Context): Promise<GeneratedAnswer> {
-    return Promise.resolve(extractiveAnswer(question, context, this.options));
+  async generate(question: string, context: Context): Promise<GeneratedAnswer> {
+    if (!this.embedder) return extractiveAnswer(question, context, this.options);
+    const meaning = await this.meaningFor(question, context);
+    return extractiveAnswer(question, context, this.options, meaning);
+  }
+
+  /** Similarities for the quotable sentences of the top blocks (the model's work is bounded by `semanticBlocks`). */
+  async meaningFor(question: string, context: Context): Promise<Meaning> {
+    const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
+    const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars).filter((c) => c.marker <= opts.semanticBlocks);
+    const texts = [...new Set(candidates.map((c) => c.quote))];
+    const sims = texts.length ? await sentenceSimilarities(this.embedder!, question, texts) : [];
+    const byText = new Map(texts.map((t, i) => [t, sims[i]!]));
+    return (c) => (c.marker <= opts.semanticBlocks ? byText.get(c.quote) : undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { CitaConfig } from '../../config/schema.ts';
+import type { Embedder } from '../../types.ts';
 import type { Generator } from '../types.ts';
 
 export interface GeneratorDeps {
@@ -6,6 +7,8 @@ export interface GeneratorDeps {
   modelsDir: string;
   log: (message: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** The instance's embedder: the extractive generator chooses sentences by meaning with it. */
+  embedder?: Embedder;
 }
 
 /**
@@ -16,7 +19,8 @@ export async function createGenerator(config: CitaConfig['answer']['generator'],
   switch (config.kind) {
     case 'extractive': {
       const { ExtractiveGenerator } = await import('./extractive.ts');
-      return new ExtractiveGenerator();
+      const options = config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {};
+      return new ExtractiveGenerator(options, config.relevance === 'meaning' ? deps.embedder : undefined);
     }
     case 'openai': {
       const { OpenAiGenerator } = await import('./openai.ts');

@@ -1,0 +1,23 @@
+import type { EvalQuestion } from '../../datasets/questions.ts';
+import type { VerifiedAnswer } from '../../pipeline/answer/types.ts';
+import type { MetricValues } from '../report/types.ts';
+
+/**
+ * Whether the answer is right, as far as a file-level gold can tell: an answerable question is
+ * answered right when the answer is given and one of its verified citations is a gold file (or gold
+ * issue) — a page that holds the answer; an unanswerable one when the generator says the sources
+ * hold no answer. `citations.invalid`: answers with a marker that failed verification (must be 0).
+ */
+export function answerMetrics(q: Pick<EvalQuestion, 'gold'>, answer: VerifiedAnswer | undefined): MetricValues {
+  if (!answer) return { 'answer.right': null, 'answer.abstained': null, 'citations.invalid': null };
+  const answered = !answer.noAnswer;
+  const files = new Set(q.gold.files);
+  const issues = new Set(q.gold.issues);
+  const citesGold = answer.citations.some((c) => (c.issue !== undefined ? issues.has(c.issue) : files.has(c.path)));
+  const answerable = q.gold.answerable !== false;
+  return {
+    'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,
+    'answer.abstained': answerable ? null : answered ? 0 : 1,
+    'citations.invalid': answered ? (answer.invalid.length > 0 ? 1 : 0) : null,
+  };
+}

@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Query translation into the corpus language (DESIGN lesson 6: a natural Spanish question shares no
+ * word with English docs, so BM25 has nothing to match). Offline machine translation with Apertium
+ * (Debian packages `apertium` + `apertium-en-es`); code is never translated: identifiers, paths,
+ * options, backtick spans, code blocks and tracebacks pass through untouched as Apertium
+ * "superblanks", so `pytest.mark.skip` does not come back as `*pytest.*mark.*skip`.
+ */
+
+export type Language = 'en' | 'es';
+
+export interface Translator {
+  /** e.g. `apertium:spa-eng`. */
+  readonly id: string;
+  translate(text: string, from: Language, to: Language): Promise<string>;
+}
+
+/** Apertium's mode for a language pair (ISO 639-3 codes). */
+const APERTIUM_CODES: Record<Language, string> = { en: 'eng', es: 'spa' };
+
+/** Characters Apertium's stream format reserves; in prose they are escaped with a backslash. */
+const RESERVED = /[\\[\]^$/<>@{}*]/g;
+
+/** Whole-text spans that are code: fenced blocks, and lines that are code or output rather than prose. */
+const CODE_BLOCK = /```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)/g;
+const CODE_LINE = /^(?:[ \t]{4,}|\t|>>> |\.\.\. |\$ |E {2,}|Traceback \(most recent call last\)|\s*File ")/;
+/** A backtick span or a URL: one piece whatever it holds. */
+const INLINE_CODE = /^(?:`[^`\n]+`|https?:\/\/\S+)$/;
+/** Sentence punctuation around a word, not part of it. */
+const LEADING = /^[¿¡("'“«]+/;
+const TRAILING = /[.,;:!?)"'”»]+$/;
+/** A word is code when it holds code punctuation inside, or is camelCase / an option / an issue ref. */
+const CODE_WORD = /[_./\\@#$^<>{}[\]=()`*|~+:]|^--?\w|\p{Ll}\p{Lu}|^\d/u;
+
+export interface ProtectedText {
+  /** Apertium stream: prose escaped, every code span replaced by the superblank `[§n§]`. */
+  stream: string;
+  spans: string[];
+}
+
+/** Replaces code in `text` by numbered superblanks so that only prose is translated. Pure. */
+export function protectCode(text: string): ProtectedText {
+  const spans: string[] = [];
+  const hold = (s: string) => `[§${spans.push(s) - 1}§]`;
+  // Line structure first: fenced blocks, then code-looking lines; then words within prose lines.
+  const blocks = text.replace(CODE_BLOCK, (m) => hold(m));
+  const lines = blocks.split('\n').map((line) => {
+    if (/^\[§\d+§\]$/.test(line.trim())) return line;
+    if (CODE_LINE.test(line)) return hold(line);
+    return line
+      .split(/(\[§\d+§\]|`[^`\n]+`|\bhttps?:\/\/\S+|\s+)/)
+      .map((piece) => {
+        if (piece === '' || /^\s+$/.test(piece) || /^\[§\d+§\]$/.test(piece)) return piece;
+        if (INLINE_CODE.test(piece)) return hold(piece);
+        const lead = LEADING.exec(piece)?.[0] ?? '';
+        const rest = piece.slice(lead.length);
+        let trail = TRAILING.exec(rest)?.[0] ?? '';
+        // `f()` keeps its closing parenthesis: it belongs to the word when the word opened one.
+        const opened = (t: string) => t.split('(').length - t.split(')').length;
+        while (trail.startsWith(')') && opened(rest.slice(0, rest.length - trail.length)) > 0) trail = trail.slice(1);
+        const core = rest.slice(0, rest.length - trail.length);
+        if (core !== '' && CODE_WORD.test(core)) return `${escape(lead)}${hold(core)}${escape(trail)}`;
+        return escape(piece);
+      })
+      .join('');
+  });
+  return { stream: lines.join('\n'), spans };
+}
+
+function escape(prose: string): string {
+  return prose.replace(RESERVED, (c) => `\\${c}`);
+}
+
+/** Apertium's output with the superblanks put back and the escapes removed. Pure. */
+export function restoreCode(output: string, spans: readonly string[]): string {
+  return output
+    .split(/(\[§\d+§\])/)
+    .map((piece) => {
+      const held = /^\[§(\d+)§\]$/.exec(piece);
+      if (held) return spans[Number(held[1])] ?? '';
+      // U+FFFF: Apertium's end-of-stream mark in `-f none` output.
+      return piece.replace(/\uFFFF/g, '').replace(/\\(.)/g, '$1').replace(/\[|\]/g, '');
+    })
+    .join('');
+}
+
+export interface ApertiumOptions {
+  /** The executable; default `apertium` on the PATH. */
+  command?: string;
+  timeoutMs?: number;
+  /** Translations kept in memory (a server asks the same questions again). */
+  cacheSize?: number;
+}
+
+/** Apertium run as a child process per text (~0.2 s): a fault in it fails one translation, not the process. */
+export class ApertiumTranslator implements Translator {
+  readonly id = 'apertium';
+  private readonly command: string;
+  private readonly timeoutMs: number;
+  private readonly cacheSize: number;
+  private readonly cache = new Map<string, string>();
+
+  constructor(options: ApertiumOptions = {}) {
+    this.command = options.command ?? 'apertium';
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.cacheSize = options.cacheSize ?? 500;
+  }
+
+  async translate(text: string, from: Language, to: Language): Promise<string> {
+    if (from === to || text.trim() === '') return text;
+    const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
+    const key = `${mode}\u0000${text}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      // Most recently used last, so the oldest is evicted first.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const { stream, spans } = protectCode(text.normalize('NFC'));
+    const out = restoreCode(await this.run(mode, stream), spans).trim();
+    this.cache.set(key, out);
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+    return out;
+  }
+
+  private async run(mode: string, input: string): Promise<string> {
+    // The input goes through a file: the apertium script reads `/dev/stdin`, which fails on the
+    // socket Node gives a child as its stdin (ENXIO).
+    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cita-apertium-'));
+    const file = path.join(dir, 'in.txt');
+    try {
+      await fs.promises.writeFile(file, input);
+      return await this.spawnApertium(mode, file);
+    } finally {
+      await fs.promises.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private spawnApertium(mode: string, file: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
+      const child = spawn(this.command, ['-u', '-f', 'none', mode, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`apertium ${mode}: no answer in ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      child.stdout.on('data', (b: Buffer) => out.push(b));
+      child.stderr.on('data', (b: Buffer) => err.push(b));
+      child.on('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(
+          e.code === 'ENOENT'
+            ? new Error(`${this.command} not found: install the Debian packages apertium and apertium-en-es (npm run setup does, as root), or set languages.translator.kind: none`)
+            : e,
+        );
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        const stderr = Buffer.concat(err).toString('utf8').trim();
+        if (code !== 0) reject(new Error(`apertium ${mode} exited with ${code}${stderr ? `: ${stderr.split('\n')[0]}` : ''}`));
+        else resolve(Buffer.concat(out).toString('utf8'));
+      });
+    });
+  }
+}
+
+export interface TranslatorConfig {
+  kind: 'apertium' | 'none';
+  command: string;
+  timeoutMs: number;
+}
+
+const shared = new Map<string, Translator>();
+
+/**
+ * The translator a config names, one per configuration for the process (its cache is then shared
+ * by every question); undefined for `none`.
+ */
+export function translatorFor(config: TranslatorConfig): Translator | undefined {
+  if (config.kind === 'none') return undefined;
+  const key = JSON.stringify(config);
+  let t = shared.get(key);
+  if (!t) {
+    t = new ApertiumTranslator({ command: config.command, timeoutMs: config.timeoutMs });
+    shared.set(key, t);
+  }
+  return t;
+}

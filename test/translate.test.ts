@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { meanVector, searchPlan } from '../pipeline/answer/ask.ts';
+import { ApertiumTranslator, protectCode, restoreCode } from '../pipeline/text/translate.ts';
+
+/** Query translation (Apertium): code passes through untouched, prose is translated. */
+
+const hasApertium = (() => {
+  try {
+    return /\bspa-eng\b/.test(execFileSync('apertium', ['-l'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    return false;
+  }
+})();
+// `npm run setup` installs apertium; in CI a missing translator must fail the suite, not skip it.
+const itApertium = hasApertium || process.env.CI === 'true' ? it : it.skip;
+
+const TEXTS = [
+  '¿Cómo omito un test en Windows?',
+  'Uso `pytest.mark.skip` y test_foo_bar() con --runxfail en src/_pytest/skipping.py [1] 50% a@b {x} ^y$ *z* \\w',
+  'Falla así:\n\n```python\ndef test_x(tmp_path):\n    assert foo.bar(1) == 2\n```\nTraceback (most recent call last):\n  File "x.py", line 3\nE   AssertionError\n\nY luego nada.',
+  '    indentado = código\n>>> import pytest\n¿Por qué el fixture `tmp_path` no se limpia? Ver #5103 y https://docs.pytest.org/en/stable/how-to/tmp_path.html.',
+];
+
+describe('protectCode / restoreCode', () => {
+  it.each(TEXTS)('round-trips untranslated text exactly: %j', (text) => {
+    const { stream, spans } = protectCode(text);
+    expect(restoreCode(stream, spans)).toBe(text);
+  });
+
+  it('holds identifiers, options, paths, code spans, code blocks and tracebacks out of the prose', () => {
+    const { stream, spans } = protectCode(TEXTS[1]!);
+    expect(spans).toEqual(['`pytest.mark.skip`', 'test_foo_bar()', '--runxfail', 'src/_pytest/skipping.py', '[1]', '50%', 'a@b', '{x}', '^y$', '*z*', '\\w']);
+    expect(stream).toBe('Uso [§0§] y [§1§] con [§2§] en [§3§] [§4§] [§5§] [§6§] [§7§] [§8§] [§9§] [§10§]');
+    const block = protectCode(TEXTS[2]!);
+    expect(block.spans[0]).toBe('```python\ndef test_x(tmp_path):\n    assert foo.bar(1) == 2\n```');
+    expect(block.spans).toContain('Traceback (most recent call last):');
+    expect(block.spans).toContain('E   AssertionError');
+    expect(block.stream).toContain('Y luego nada.');
+  });
+
+  it('leaves no character that Apertium reserves in the prose it translates', () => {
+    const { stream, spans } = protectCode('una ruta a/b y un [corchete] con ^ y $ y «comillas» (paréntesis).');
+    expect(spans).toEqual(['a/b', '[corchete]', '^', '$']);
+    expect(stream).toBe('una ruta [§0§] y un [§1§] con [§2§] y [§3§] y «comillas» (paréntesis).');
+    expect(stream.replace(/\[§\d+§\]/g, '')).not.toMatch(/(?<!\\)[[\]^$/<>@{}*]/);
+  });
+});
+
+describe('ApertiumTranslator', () => {
+  itApertium('translates Spanish prose to English and leaves code as written', async () => {
+    const t = new ApertiumTranslator();
+    const out = await t.translate('¿Cómo omito un test en Windows cuando uso `pytest.mark.skipif` y test_foo_bar()?', 'es', 'en');
+    expect(out).toMatch(/\bWindows\b/);
+    expect(out).toMatch(/\bwhen\b/i);
+    expect(out).toContain('`pytest.mark.skipif`');
+    expect(out).toContain('test_foo_bar()');
+    expect(out).not.toMatch(/[*§]/);
+    expect(await t.translate('same text', 'en', 'en')).toBe('same text');
+  });
+
+  itApertium('keeps a pasted code block and traceback byte for byte', async () => {
+    const out = await new ApertiumTranslator().translate(TEXTS[2]!, 'es', 'en');
+    expect(out).toContain('```python\ndef test_x(tmp_path):\n    assert foo.bar(1) == 2\n```');
+    expect(out).toContain('Traceback (most recent call last):\n  File "x.py", line 3\nE   AssertionError');
+    expect(out).toMatch(/^It fails/);
+  });
+
+  it('says how to install the translator when the command is missing', async () => {
+    const t = new ApertiumTranslator({ command: 'apertium-not-installed-here' });
+    await expect(t.translate('hola mundo', 'es', 'en')).rejects.toThrow(/apertium-not-installed-here not found: install the Debian packages apertium and apertium-en-es/);
+  });
+});
+
+describe('searchPlan', () => {
+  const both = { bm25: 'both', dense: 'both' } as const;
+  it('searches as asked without a translation, and with the hop text for the second hop', () => {
+    expect(searchPlan('¿Cómo?', '', undefined, both)).toEqual({ question: { bm25: '¿Cómo?', dense: ['¿Cómo?'] } });
+    expect(searchPlan('q', 'Issue #1: x', undefined, both).hop).toEqual({ bm25: 'Issue #1: x', dense: ['Issue #1: x'] });
+  });
+
+  it.each([
+    [{ bm25: 'translated', dense: 'original' }, { bm25: 'How?', dense: ['¿Cómo?'] }],
+    [{ bm25: 'original', dense: 'translated' }, { bm25: '¿Cómo?', dense: ['How?'] }],
+    [both, { bm25: '¿Cómo?\nHow?', dense: ['¿Cómo?', 'How?'] }],
+  ] as const)('follows retrieval.crossLingual %j', (mode, plan) => {
+    expect(searchPlan('¿Cómo?', '', 'How?', mode).question).toEqual(plan);
+  });
+
+  it('averages unit vectors into a unit vector', () => {
+    const v = meanVector([new Float32Array([1, 0]), new Float32Array([0, 1])]);
+    expect(v[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(v[1]).toBeCloseTo(Math.SQRT1_2, 6);
+    const one = new Float32Array([0.6, 0.8]);
+    expect(meanVector([one])).toBe(one);
+  });
+});
