@@ -4,7 +4,7 @@
  * metric is significantly worse. Latency is reported but does not fail the night (shared machines
  * are noisy). `--update-baseline` deliberately replaces the baseline with this run.
  *
- *   npm run nightly [-- <instance>] [--update-baseline] [--baseline reports/baseline.json] [--out reports] [--limit n] [--set k=v]
+ *   npm run nightly [-- <instance>] [--update-baseline] [--baseline reports/baseline.json] [--out reports] [--limit n] [--dataset name]… [--split dev|test] [--set k=v]
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,9 +53,12 @@ async function main(): Promise<number> {
       baseline: { type: 'string', default: 'reports/baseline.json' },
       out: { type: 'string', default: 'reports' },
       limit: { type: 'string' },
+      dataset: { type: 'string', multiple: true, default: [] },
+      split: { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
     },
   });
+  if (values.split !== undefined && values.split !== 'dev' && values.split !== 'test') throw new Error(`--split: expected dev or test, got ${JSON.stringify(values.split)}`);
   const root = findRoot();
   const instance = positionals[0] ?? 'pytest';
   const limit = values.limit === undefined ? undefined : Number(values.limit);
@@ -66,6 +69,8 @@ async function main(): Promise<number> {
     root,
     instance,
     a: { overlays: [], overrides: values.set },
+    datasets: values.dataset,
+    ...(values.split === 'dev' || values.split === 'test' ? { split: values.split } : {}),
     limit,
     argv: ['npm', 'run', 'nightly', '--', ...process.argv.slice(2)],
     log: (m) => process.stderr.write(`${m}\n`),

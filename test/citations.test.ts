@@ -329,6 +329,14 @@ describe('verifyAnswer: sentences', () => {
       'Third [4].',
     ]);
   });
+
+  it('never ends a sentence inside a code span', () => {
+    const where = '- `src/_pytest/junitxml.py` (pytest_sessionfinish): `logfile.write(\'<?xml version="1.0"?>\')` [1]\n- `a.py` (f): `"Mark a fixture. Or not."` [2]';
+    expect(answerSentences(where)).toEqual([
+      '- `src/_pytest/junitxml.py` (pytest_sessionfinish): `logfile.write(\'<?xml version="1.0"?>\')` [1]',
+      '- `a.py` (f): `"Mark a fixture. Or not."` [2]',
+    ]);
+  });
 });
 
 describe('permalinkFor', () => {

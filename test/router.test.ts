@@ -2,6 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { detectLanguage, looksLikeIdentifier, route, type RouteRule } from '../pipeline/retrieval/router.ts';
 import type { Collection } from '../pipeline/types.ts';
 
+describe('pasted text', () => {
+  it('looks up the names a pasted traceback mentions after search, and says so', () => {
+    const pasted = 'Traceback (most recent call last):\n  File "t.py", line 3, in test_x\n    parse_config(path)\nValueError: bad';
+    const r = route(pasted);
+    expect(r.pasted).toBe(true);
+    expect(r.reasons.at(-1)).toBe('pasted text: "Traceback (most recent call last)" → the names it mentions are looked up after search');
+    expect(route('x'.repeat(601)).pasted).toBe(true);
+    expect(route('what does parse_config do?').pasted).toBe(false);
+  });
+});
+
 describe('route', () => {
   // question, top, language, issue lookups, symbol lookups
   it.each<[string, Collection, 'en' | 'es', number[], string[]]>([
@@ -37,6 +48,13 @@ describe('route', () => {
     ['Hay un fallo en el módulo de captura', 'code', 'es', [], []],
     // how-to and concepts
     ['How do I skip a test on Windows?', 'docs', 'en', [], []],
+    ['¿Qué diferencia hay entre omitir un test y marcarlo como fallo esperado?', 'docs', 'es', [], []],
+    ['Is there a way to rerun only the failed tests?', 'docs', 'en', [], []],
+    ['¿Se puede ejecutar los tests en paralelo?', 'docs', 'es', [], []],
+    ['Why does my conftest run twice?', 'docs', 'en', [], []],
+    // where the code is
+    ['Which files must change to fix the crash?', 'code', 'en', [], []],
+    ['¿Dónde se define el marcador de omisión?', 'code', 'es', [], []],
     ['¿Cómo omito un test en Windows?', 'docs', 'es', [], []],
     ['How do I write a custom decorator for tests?', 'docs', 'en', [], []],
     ['What is the difference between a mark and a fixture?', 'docs', 'en', [], []],
@@ -60,7 +78,8 @@ describe('route', () => {
 
   it.each<[string, Record<Collection, number>]>([
     // issue reference ×3 and error phrasing ×1.5: issues 4.5, code 1.5, docs 1 → ÷ 4.5
-    ['Where is the bug from issue #7432 fixed?', { docs: 1 / 4.5, code: 1.5 / 4.5, issues: 1 }],
+    // issue reference ×3 and error phrasing ×1.5 on issues; where phrasing ×3 and error phrasing ×1.5 on code.
+    ['Where is the bug from issue #7432 fixed?', { docs: 1 / 4.5, code: 1, issues: 1 }],
     // identifier ×3 and "what does X do" ×2: code 6 → ÷ 6
     ['what does parse_config do?', { docs: 1 / 6, code: 1, issues: 1 / 6 }],
     // how-to ×3
@@ -85,6 +104,7 @@ describe('route', () => {
     ]);
     expect(route('Where is the bug from issue #7432 fixed?').reasons.slice(1)).toEqual([
       'issue reference "issue #7432" → issues ×3, lookup #7432',
+      'where phrasing "Where is the bug" → code ×3',
       'error phrasing "bug" → code ×1.5, issues ×1.5',
     ]);
   });

@@ -4,8 +4,8 @@ import type { MetricValues } from '../report/types.ts';
 
 /**
  * Whether the answer is right, as far as a file-level gold can tell: an answerable question is
- * answered right when the answer is given and one of its verified citations is a gold file (or gold
- * issue) — a page that holds the answer; an unanswerable one when the generator says the sources
+ * answered right when the answer is given and one of its verified citations is a gold file (a page
+ * that holds the answer; a gold issue where the gold has no file); an unanswerable one when the generator says the sources
  * hold no answer. `citations.invalid`: answers with a marker that failed verification (must be 0).
  */
 export function answerMetrics(q: Pick<EvalQuestion, 'gold'>, answer: VerifiedAnswer | undefined): MetricValues {
@@ -13,7 +13,9 @@ export function answerMetrics(q: Pick<EvalQuestion, 'gold'>, answer: VerifiedAns
   const answered = !answer.noAnswer;
   const files = new Set(q.gold.files);
   const issues = new Set(q.gold.issues);
-  const citesGold = answer.citations.some((c) => (c.issue !== undefined ? issues.has(c.issue) : files.has(c.path)));
+  // Where gold files exist they are the answer (a "where is the bug from #N" answer must reach the
+  // code); the issue counts only for questions whose gold is an issue alone.
+  const citesGold = answer.citations.some((c) => (files.size > 0 ? c.issue === undefined && files.has(c.path) : c.issue !== undefined && issues.has(c.issue)));
   const answerable = q.gold.answerable !== false;
   return {
     'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,

@@ -79,6 +79,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // Direct lookups: an issue by number, a symbol by name; no search needed.
   const lookedUp: { chunk: Chunk; scores: BlockScores }[] = [];
+  const mentioned: { chunk: Chunk; scores: BlockScores }[] = [];
   const issueChunks: Chunk[] = [];
   await time('lookup', async () => {
     for (const n of route.lookups.issues) {
@@ -87,13 +88,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       for (const chunk of chunks.slice(0, 3)) lookedUp.push({ chunk, scores: { collection: 'issues', fused: 1, bm25: null, dense: null, via: 'lookup' } });
     }
     // A question that names a symbol wants its definition first; a pasted issue or traceback names
-    // dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded.
+    // dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded,
+    // and for pasted text after the search results (its names are mentioned, not asked about).
     let symbolChunks = 0;
     for (const name of route.lookups.symbols) {
       if (symbolChunks >= SYMBOL_LOOKUPS) break;
       const [chunk] = await store.lookupSymbol(name);
       if (!chunk) continue;
-      lookedUp.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
+      (route.pasted ? mentioned : lookedUp).push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
       symbolChunks++;
     }
   });
@@ -150,7 +152,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     chunk: h.chunk,
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));
-  const context = buildContext(question, route.language, [...lookedUp, ...ranked], budget, translation?.text);
+  const context = buildContext(question, route.language, [...lookedUp, ...ranked, ...mentioned], budget, translation?.text);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {

@@ -55,10 +55,21 @@ export function parseMarkers(text: string): number[] {
   return out;
 }
 
-/** The answer's sentences (`splitSentences`), each with the markers that follow it. */
+/**
+ * Sentence pieces of a text, never cut inside a backtick code span (`'<?xml …?>'`, a docstring line
+ * ending in a full stop): the spans are masked, same length, while segmenting, and the pieces are
+ * cut from the original text at the same offsets.
+ */
+function sentencePieces(text: string, locale?: string): string[] {
+  const masked = text.replace(/`[^`\n]*`/g, (span) => `\`${'x'.repeat(span.length - 2)}\``);
+  let at = 0;
+  return splitSentences(masked, locale).map((piece) => text.slice(at, (at += piece.length)));
+}
+
+/** The answer's sentences (`splitSentences`, code spans kept whole), each with the markers that follow it. */
 export function answerSentences(text: string, locale?: string): string[] {
   const out: string[] = [];
-  for (const piece of splitSentences(text, locale)) {
+  for (const piece of sentencePieces(text, locale)) {
     const lead = LEADING_MARKERS.exec(piece)?.[0];
     if (lead && out.length > 0) {
       out[out.length - 1] += lead;

@@ -15,6 +15,11 @@ export interface Route {
   /** One line per decision: the language and each rule that fired, with the text that fired it. */
   reasons: string[];
   top: Collection;
+  /**
+   * The question is pasted text (an issue, a traceback, code) rather than a question: the names in it
+   * are mentioned, not asked about, so their lookups are ranked after search, not ahead of it.
+   */
+  pasted: boolean;
 }
 
 /** What a rule found in the question: the text to quote, and any direct lookups it implies. */
@@ -229,6 +234,42 @@ const HOW_TO = words(
   'gu[íi]as?',
   'documentaci[óo]n',
   'uso',
+  // Questions about using the project, in generic question forms (none names a project's feature):
+  // possibility, obligation, comparison, reasons, meaning and consequences.
+  'is\\s+(?:there|it)\\s+(?:a|any)\\s+way',
+  'is\\s+it\\s+possible',
+  'can\\s+(?:i|we|you|one)',
+  'should\\s+(?:i|we|you)',
+  'do\\s+(?:i|we|you)\\s+(?:need|have)\\s+to',
+  'difference\\s+between',
+  'differences?',
+  'why\\s+(?:does|do|is|are|did|would|should)',
+  'what\\s+happens',
+  'what\\s+does\\s+it\\s+mean',
+  'hay\\s+(?:alguna\\s+)?(?:forma|manera|opci[óo]n)',
+  'se\\s+puede',
+  'puedo',
+  'debo',
+  'tengo\\s+que',
+  'hace\\s+falta',
+  'diferencias?',
+  'por\\s+qu[ée]',
+  'para\\s+qu[ée]\\s+sirve',
+  'qu[ée]\\s+significa',
+  'qu[ée]\\s+pasa',
+  'quiero',
+);
+
+/** "Where is the bug", "which files must change", "dónde se define": the answer is a place in the code. */
+const WHERE = words(
+  'where\\s+(?:is|are|was)\\s+(?:the\\s+)?(?:bug|fix|code|error|problem|defect)',
+  'where\\s+(?:is|are|was)\\s+[\\w.]+\\s+(?:defined|implemented|handled|raised|fixed|called)',
+  'which\\s+(?:files?|modules?)',
+  'what\\s+files?',
+  'd[óo]nde\\s+(?:est[áa]|se\\s+encuentra)\\s+(?:el|la)\\s+(?:bug|fallo|error|problema|c[óo]digo|defecto)',
+  'd[óo]nde\\s+se\\s+(?:define|implementa|corrige|arregla|lanza|llama)',
+  'qu[ée]\\s+(?:ficheros?|archivos?|m[óo]dulos?)',
+  'en\\s+qu[ée]\\s+(?:fichero|archivo|m[óo]dulo)',
 );
 
 const ERROR_WORDS = words(
@@ -261,6 +302,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { name: 'identifier', boost: { code: 3 }, match: findIdentifiers },
   { name: 'code vocabulary', boost: { code: 2 }, match: findCodeVocabulary },
   { name: 'how-to phrasing', boost: { docs: 3 }, match: phrases(HOW_TO) },
+  { name: 'where phrasing', boost: { code: 3 }, match: phrases(WHERE) },
   { name: 'error phrasing', boost: { issues: 1.5, code: 1.5 }, match: phrases(ERROR_WORDS, EXCEPTION_CLASS) },
 ];
 
@@ -298,6 +340,20 @@ export function detectLanguage(question: string): { language: 'en' | 'es'; reaso
   const fn = [...new Set((text.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => SPANISH_WORDS.has(w)))];
   if (fn.length >= 2) return { language: 'es', reason: `language es: words ${fn.map((w) => `"${w}"`).join(', ')}` };
   return { language: 'en', reason: 'language en: no Spanish marks, letters or words' };
+}
+
+// --- pasted text ------------------------------------------------------------------------------
+
+/** A code fence, a traceback, pytest's `E   ` failure lines or an indented code line. */
+const PASTED_MARKS = /```|~~~|Traceback \(most recent call last\)|^E {3}\S|^(?: {4}|\t)\S/m;
+/** Longer than any question people type: an issue body or a log. */
+const PASTED_LENGTH = 600;
+
+/** Pasted text (an issue, a traceback, code) rather than a typed question; why, or undefined. */
+export function pastedReason(question: string): string | undefined {
+  if (question.length > PASTED_LENGTH) return `pasted text: ${question.length} characters`;
+  const mark = PASTED_MARKS.exec(question);
+  return mark ? `pasted text: ${JSON.stringify(mark[0].trim() || 'indented code')}` : undefined;
 }
 
 // --- route ------------------------------------------------------------------------------------
@@ -362,11 +418,14 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
   const weights = normaliseMax(raw);
   const top = fired === 0 ? 'docs' : TIE_ORDER.reduce((best, c) => (weights[c] > weights[best] ? c : best));
   if (fired === 0) reasons.push('no rule fired → equal weights, top docs');
+  const pasted = pastedReason(q);
+  if (pasted && symbols.length > 0) reasons.push(`${pasted} → the names it mentions are looked up after search`);
   return {
     weights,
     lookups: { issues: [...new Set(issues)], symbols: [...new Set(symbols)] },
     language: language.language,
     reasons,
     top,
+    pasted: pasted !== undefined,
   };
 }

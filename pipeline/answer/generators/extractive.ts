@@ -1,5 +1,6 @@
 import { issueUnits } from '../../chunking/issueChunker.ts';
 import { splitProse, splitUnits } from '../../chunking/sentences.ts';
+import { pastedReason } from '../../retrieval/router.ts';
 import type { Embedder } from '../../types.ts';
 import { normaliseText, splitBlockText } from '../context.ts';
 import type { Context, ContextBlock, GeneratedAnswer, Generator, Language } from '../types.ts';
@@ -386,8 +387,6 @@ function leadIn(language: Language, blocks: ContextBlock[]): string {
 
 const WHERE = /(?<![\p{L}\p{N}_])(?:where|which\s+files?|what\s+files?|d[oó]nde|qu[eé]\s+(?:ficheros?|archivos?)|en\s+qu[eé]\s+(?:fichero|archivo|parte))(?![\p{L}\p{N}_])/iu;
 const HOW_TO = /(?<![\p{L}\p{N}_])(?:how\s+(?:do|can|should|to)|c[oó]mo|hay\s+(?:forma|manera)|se\s+puede|quiero)(?![\p{L}\p{N}_])/iu;
-/** A pasted issue or traceback rather than a question: long, or holding code. */
-const PASTED = /```|Traceback \(most recent call last\)|^\s{4}\S/m;
 
 export type AnswerShape = 'quote' | 'where' | 'issue';
 
@@ -403,19 +402,22 @@ export function answerShape(question: string, context: Context): AnswerShape {
   const asksWhere = WHERE.test(question) || WHERE.test(context.translation ?? '');
   const first = context.blocks[0];
   if (first?.scores.via === 'lookup' && first.chunk.collection === 'issues' && asksWhere && hasCode) return 'issue';
-  if (hasCode && codeLed && (asksWhere || question.length > 600 || PASTED.test(question))) return 'where';
+  if (hasCode && codeLed && (asksWhere || pastedReason(question) !== undefined)) return 'where';
   return 'quote';
 }
 
 const WHERE_LEAD: Record<Language, string> = { en: 'Where to look:', es: 'Dónde mirar:' };
 
-/** The line of a code block that holds most of the question's terms (its definition line on a tie). */
+/**
+ * The line of a code block that holds most of the terms (a definition line scores a half more, and
+ * wins when no line holds any); lines without two words (separators, brackets) are never chosen.
+ */
 function telltaleLine(block: ContextBlock, terms: Set<string>): string | undefined {
   const { body } = splitBlockText(block.chunk, block.text);
   let best: { line: string; score: number } | undefined;
   for (const raw of body.split('\n')) {
     const line = raw.trim();
-    if (line.length < 4 || line.length > 160 || line.includes('`')) continue;
+    if (line.length > 160 || line.includes('`') || (line.match(/\p{L}{2,}/gu) ?? []).length < 2) continue;
     const lineTerms = contentTerms(line);
     let score = 0;
     for (const t of terms) if (lineTerms.has(t)) score++;
@@ -433,11 +435,21 @@ function whereLines(context: Context, terms: Set<string>, files: number): string
     if (block.chunk.collection !== 'code' || seen.has(block.citation.path)) continue;
     seen.add(block.citation.path);
     const line = telltaleLine(block, terms);
-    const symbol = block.citation.symbol ? ` (${block.citation.symbol})` : '';
+    // The symbol's own name (`parametrize` of `Metafunc.parametrize`) is what the block's text holds.
+    const name = block.citation.symbol?.split('.').pop();
+    const symbol = name ? ` (${name})` : '';
     lines.push(`- \`${block.citation.path}\`${symbol}${line ? `: \`${line}\`` : ''} [${block.marker}]`);
     if (lines.length >= files) break;
   }
   return lines;
+}
+
+/** The issue's opening prose sentences (two at most): what the bug is, in the reporter's words. */
+function issueSummary(candidates: QuoteCandidate[], context: Context, issue: number): QuoteCandidate[] {
+  return candidates
+    .filter((c) => context.blocks[c.marker - 1]!.citation.issue === issue && !c.quote.startsWith('`') && wordCount(c.quote) >= 6)
+    .sort((a, b) => a.marker - b.marker || a.offset - b.offset)
+    .slice(0, 2);
 }
 
 /** The first line of the code block that follows a quote in its block: the command a how-to answer shows. */
@@ -473,16 +485,17 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined);
 
   if (shape !== 'quote') {
-    const where = whereLines(context, terms, opts.whereFiles);
     const parts: string[] = [];
+    let whereTerms = terms;
     if (shape === 'issue') {
-      const n = context.blocks[0]!.citation.issue!;
-      // The issue's own sentences, best first: what the bug is, in the reporter's words.
-      const own = scored.filter((c) => context.blocks[c.marker - 1]!.citation.issue === n).sort(byScore).slice(0, 2);
-      own.sort((a, b) => a.marker - b.marker || a.offset - b.offset);
+      const issue = context.blocks[0]!;
+      const n = issue.citation.issue!;
+      const own = issueSummary(candidates, context, n);
       if (own.length) parts.push(ONE_ISSUE[language](n), '', ...own.map((c) => `- “${c.quote}” [${c.marker}]`), '');
+      // The code is found by the issue's words (the second hop), so its lines are chosen by them too.
+      whereTerms = contentTerms(`${context.translation ?? question}\n${issue.text}`);
     }
-    parts.push(WHERE_LEAD[language], '', ...where);
+    parts.push(WHERE_LEAD[language], '', ...whereLines(context, whereTerms, opts.whereFiles));
     return { ...base, verbatim: false, text: parts.join('\n') };
   }
 
@@ -503,8 +516,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}` };
 }
 
-/** Sentence vectors by (model, text), shared by every generator of the process: the same docs come up again. */
-const sentenceVectors = new Map<string, Float32Array>();
+/** Sentence vectors kept per generator (the same docs come up again); ~1.5 kB each at 384 dims. */
 const SENTENCE_CACHE = 50_000;
 
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -519,9 +531,10 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** Cosine of the question and each text, with the multilingual model (passages cached by text). */
-export async function sentenceSimilarities(embedder: Embedder, question: string, texts: string[]): Promise<number[]> {
+/** Cosine of the question and each text, with the multilingual model (passage vectors cached by text in `cache`). */
+export async function sentenceSimilarities(embedder: Embedder, question: string, texts: string[], cache = new Map<string, Float32Array>()): Promise<number[]> {
   const key = (t: string) => `${embedder.id}\u0000${t}`;
+  const sentenceVectors = cache;
   const missing = [...new Set(texts.filter((t) => !sentenceVectors.has(key(t))))];
   const [[q], vectors] = await Promise.all([embedder.embedQueries([question]), missing.length ? embedder.embedPassages(missing) : Promise.resolve([])]);
   missing.forEach((t, i) => {
@@ -536,6 +549,8 @@ export class ExtractiveGenerator implements Generator {
   readonly id: string;
   private readonly options: ExtractiveOptions;
   private readonly embedder: Embedder | undefined;
+  /** Per generator, so two configurations under A/B each pay for their own sentences. */
+  private readonly sentenceVectors = new Map<string, Float32Array>();
 
   /** With an embedder, sentences are chosen by meaning (multilingual); without, by shared words. */
   constructor(options: ExtractiveOptions = {}, embedder?: Embedder) {
@@ -555,7 +570,7 @@ export class ExtractiveGenerator implements Generator {
     const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
     const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars).filter((c) => c.marker <= opts.semanticBlocks);
     const texts = [...new Set(candidates.map((c) => c.quote))];
-    const sims = texts.length ? await sentenceSimilarities(this.embedder!, question, texts) : [];
+    const sims = texts.length ? await sentenceSimilarities(this.embedder!, question, texts, this.sentenceVectors) : [];
     const byText = new Map(texts.map((t, i) => [t, sims[i]!]));
     return (c) => (c.marker <= opts.semanticBlocks ? byText.get(c.quote) : undefined);
   }
