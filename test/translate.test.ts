@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { meanVector, searchPlan } from '../pipeline/answer/ask.ts';
-import { ApertiumTranslator, protectCode, restoreCode } from '../pipeline/text/translate.ts';
+import { ApertiumTranslator, parseBilingual, protectCode, restoreCode } from '../pipeline/text/translate.ts';
 
 /** Query translation (Apertium): code passes through untouched, prose is translated. */
 
@@ -47,7 +47,20 @@ describe('protectCode / restoreCode', () => {
   });
 });
 
+describe('parseBilingual', () => {
+  it('reads every target of each lexical unit, tags and multiword marks removed, unknown words none', () => {
+    const out = '^salida<n><f><sg>/start<n><sg>/exit<n><sg>/output<n><sg>$ ^saltar<vblex><inf>/jump<vblex><inf>/jump# over<vblex><inf>$ ^*pytest/*pytest$ [§0§] ^,<cm>/,<cm>$';
+    expect(parseBilingual(out)).toEqual([['start', 'exit', 'output'], ['jump', 'jump over'], [], []]);
+  });
+});
+
 describe('ApertiumTranslator', () => {
+  itApertium('lists the dictionary\'s translations of each word, not only the one the translation picks', async () => {
+    const alts = await new ApertiumTranslator().alternatives('código de salida en `pytest.exit`', 'es', 'en');
+    expect(alts).toEqual(expect.arrayContaining(['code', 'exit', 'output']));
+    expect(alts.join(' ')).not.toContain('pytest');
+  });
+
   itApertium('translates Spanish prose to English and leaves code as written', async () => {
     const t = new ApertiumTranslator();
     const out = await t.translate('¿Cómo omito un test en Windows cuando uso `pytest.mark.skipif` y test_foo_bar()?', 'es', 'en');
@@ -85,6 +98,11 @@ describe('searchPlan', () => {
     [both, { bm25: '¿Cómo?\nHow?', dense: ['¿Cómo?', 'How?'] }],
   ] as const)('follows retrieval.crossLingual %j', (mode, plan) => {
     expect(searchPlan('¿Cómo?', '', 'How?', mode).question).toEqual(plan);
+  });
+
+  it('expands BM25 with the dictionary senses the translation did not use', () => {
+    const plan = searchPlan('código de salida', '', 'code of start', { bm25: 'expanded', dense: 'original' }, ['code', 'of', 'from', 'start', 'exit', 'output', 'end up']);
+    expect(plan.question).toEqual({ bm25: 'code of start\nfrom exit output end up', dense: ['código de salida'] });
   });
 
   it('averages unit vectors into a unit vector', () => {

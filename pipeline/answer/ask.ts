@@ -44,7 +44,7 @@ export interface AskResult {
   /** Queries run per collection (the second hop shows here): the text BM25 searched with. */
   queries: Partial<Record<Collection, string>>;
   /** The question in the corpus language, when it was asked in another (or why it could not be translated). */
-  translation?: { from: string; to: string; translator: string; text?: string; error?: string };
+  translation?: { from: string; to: string; translator: string; text?: string; alternatives?: string[]; error?: string };
   fusion: FusionResult;
   context: Context;
   answer?: VerifiedAnswer;
@@ -108,8 +108,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     if (translator) {
       const base = { from: route.language, to: config.languages.corpus, translator: translator.id };
       try {
-        const text = await time('translate', () => translator.translate(question, route.language, config.languages.corpus));
-        translation = { ...base, text };
+        const expand = config.retrieval.crossLingual.bm25 === 'expanded' && translator.alternatives !== undefined;
+        const [text, alternatives] = await time('translate', () =>
+          Promise.all([
+            translator.translate(question, route.language, config.languages.corpus),
+            expand ? translator.alternatives!(question, route.language, config.languages.corpus) : Promise.resolve(undefined),
+          ]),
+        );
+        translation = { ...base, text, ...(alternatives ? { alternatives } : {}) };
         route.reasons.push(`translated ${base.from} → ${base.to} (${translator.id}): ${JSON.stringify(text.length > 160 ? `${text.slice(0, 159)}…` : text)}`);
       } catch (err) {
         translation = { ...base, error: (err as Error).message };
@@ -120,7 +126,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // Second hop: the referenced issue's text is what code and docs are searched with.
   const hop = issueQuery(issueChunks);
-  const plan = searchPlan(question, hop, translation?.text, config.retrieval.crossLingual);
+  const plan = searchPlan(question, hop, translation?.text, config.retrieval.crossLingual, translation?.alternatives);
   const queries: Partial<Record<Collection, string>> = {};
   for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? plan.hop!.bm25 : plan.question.bm25;
 
@@ -189,12 +195,20 @@ export function searchPlan(
   question: string,
   hop: string,
   translation: string | undefined,
-  crossLingual: { bm25: 'translated' | 'original' | 'both'; dense: 'translated' | 'original' | 'both' },
+  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded'; dense: 'translated' | 'original' | 'both' },
+  alternatives: readonly string[] = [],
 ): { question: QueryPlan; hop?: QueryPlan } {
   const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
     translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
+  let bm25 = pick(crossLingual.bm25 === 'expanded' ? 'translated' : crossLingual.bm25).join('\n');
+  if (crossLingual.bm25 === 'expanded' && translation !== undefined) {
+    // The dictionary's other senses of each word, those the translation did not already use.
+    const used = new Set(translation.toLowerCase().match(/\p{L}+/gu) ?? []);
+    const extra = alternatives.filter((a) => !(a.match(/\p{L}+/gu) ?? []).every((w) => used.has(w)));
+    if (extra.length) bm25 += `\n${extra.join(' ')}`;
+  }
   return {
-    question: { bm25: pick(crossLingual.bm25).join('\n'), dense: pick(crossLingual.dense) },
+    question: { bm25, dense: pick(crossLingual.dense) },
     ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
   };
 }

@@ -142,7 +142,7 @@ export const configSchema = z
          */
         crossLingual: z
           .object({
-            bm25: z.enum(['translated', 'original', 'both']).default('translated'),
+            bm25: z.enum(['translated', 'original', 'both', 'expanded']).default('translated'),
             dense: z.enum(['translated', 'original', 'both']).default('original'),
             alpha: z.number().min(0).max(1).optional(),
           })

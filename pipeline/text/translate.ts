@@ -17,6 +17,30 @@ export interface Translator {
   /** e.g. `apertium:spa-eng`. */
   readonly id: string;
   translate(text: string, from: Language, to: Language): Promise<string>;
+  /**
+   * Every translation the bilingual dictionary gives for each word of the prose (`salida` → start,
+   * exit, output, departure), before a translation picks one: query expansion for word matching.
+   */
+  alternatives?(text: string, from: Language, to: Language): Promise<string[]>;
+}
+
+/**
+ * The target side of Apertium's bilingual lookup (`lt-proc -b` output): per lexical unit
+ * `^salida<n><f><sg>/start<n><sg>/exit<n><sg>$`, the alternatives with tags and multiword marks
+ * (`jump# over`) removed; unknown words (`*foo`) have none. Pure.
+ */
+export function parseBilingual(output: string): string[][] {
+  const units: string[][] = [];
+  for (const m of output.matchAll(/\^((?:\\.|[^$\\])*)\$/g)) {
+    const [, ...targets] = m[1]!.split('/');
+    units.push(
+      targets
+        .filter((t) => t !== '' && !t.startsWith('*') && !t.startsWith('@') && !t.startsWith('#'))
+        .map((t) => t.replace(/<[^>]*>/g, '').replace(/#/g, '').replace(/\\(.)/g, '$1').trim())
+        .filter((t) => /\p{L}/u.test(t)),
+    );
+  }
+  return units;
 }
 
 /** Apertium's mode for a language pair (ISO 639-3 codes). */
@@ -91,6 +115,8 @@ export function restoreCode(output: string, spans: readonly string[]): string {
 export interface ApertiumOptions {
   /** The executable; default `apertium` on the PATH. */
   command?: string;
+  /** Where Apertium's `<pair>.mode` files are (their first stages give the bilingual lookup). */
+  modesDir?: string;
   timeoutMs?: number;
   /** Translations kept in memory (a server asks the same questions again). */
   cacheSize?: number;
@@ -103,9 +129,11 @@ export class ApertiumTranslator implements Translator {
   private readonly timeoutMs: number;
   private readonly cacheSize: number;
   private readonly cache = new Map<string, string>();
+  private readonly modesDir: string;
 
   constructor(options: ApertiumOptions = {}) {
     this.command = options.command ?? 'apertium';
+    this.modesDir = options.modesDir ?? '/usr/share/apertium/modes';
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.cacheSize = options.cacheSize ?? 500;
   }
@@ -128,28 +156,59 @@ export class ApertiumTranslator implements Translator {
     return out;
   }
 
-  private async run(mode: string, input: string): Promise<string> {
-    // The input goes through a file: the apertium script reads `/dev/stdin`, which fails on the
-    // socket Node gives a child as its stdin (ENXIO).
+  async alternatives(text: string, from: Language, to: Language): Promise<string[]> {
+    if (from === to || text.trim() === '') return [];
+    const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
+    const { stream } = protectCode(text.normalize('NFC'));
+    const stages = await this.bilingualStages(mode);
+    // The file is the shell's $0, read into the first stage (not a string spliced into the command).
+    const out = await this.withInput(stream, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${stages}`, file], `apertium ${mode} (bilingual lookup)`));
+    return [...new Set(parseBilingual(out).flat().map((t) => t.toLowerCase()))];
+  }
+
+  /** The stages of a mode up to its bilingual lookup (`lt-proc -b …autobil.bin`), from its `.mode` file. */
+  private async bilingualStages(mode: string): Promise<string> {
+    const file = path.join(this.modesDir, `${mode}.mode`);
+    let pipeline: string;
+    try {
+      pipeline = await fs.promises.readFile(file, 'utf8');
+    } catch {
+      throw new Error(`${file} not found: install the Debian packages apertium and apertium-en-es, or set languages.translator.kind: none`);
+    }
+    const stages = pipeline.trim().split(/\s*\|\s*/);
+    const end = stages.findIndex((st) => /lt-proc\s+-b\b/.test(st));
+    if (end < 0) throw new Error(`${file}: no bilingual lookup stage (lt-proc -b) in the mode`);
+    return stages
+      .slice(0, end + 1)
+      .map((st) => st.replace(/\$\d/g, ''))
+      .join(' | ');
+  }
+
+  private run(mode: string, input: string): Promise<string> {
+    // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
+    return this.withInput(input, (file) => this.spawnProcess(this.command, ['-u', '-f', 'none', mode, file], `apertium ${mode}`));
+  }
+
+  /** The input goes through a file: the apertium script reads `/dev/stdin`, which fails on the socket Node gives a child (ENXIO). */
+  private async withInput(input: string, use: (file: string) => Promise<string>): Promise<string> {
     const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cita-apertium-'));
     const file = path.join(dir, 'in.txt');
     try {
       await fs.promises.writeFile(file, input);
-      return await this.spawnApertium(mode, file);
+      return await use(file);
     } finally {
       await fs.promises.rm(dir, { recursive: true, force: true });
     }
   }
 
-  private spawnApertium(mode: string, file: string): Promise<string> {
+  private spawnProcess(command: string, args: string[], label: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
-      const child = spawn(this.command, ['-u', '-f', 'none', mode, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(new Error(`apertium ${mode}: no answer in ${this.timeoutMs} ms`));
+        reject(new Error(`${label}: no answer in ${this.timeoutMs} ms`));
       }, this.timeoutMs);
       child.stdout.on('data', (b: Buffer) => out.push(b));
       child.stderr.on('data', (b: Buffer) => err.push(b));
@@ -157,14 +216,14 @@ export class ApertiumTranslator implements Translator {
         clearTimeout(timer);
         reject(
           e.code === 'ENOENT'
-            ? new Error(`${this.command} not found: install the Debian packages apertium and apertium-en-es (npm run setup does, as root), or set languages.translator.kind: none`)
+            ? new Error(`${command} not found: install the Debian packages apertium and apertium-en-es (npm run setup does, as root), or set languages.translator.kind: none`)
             : e,
         );
       });
       child.on('close', (code) => {
         clearTimeout(timer);
         const stderr = Buffer.concat(err).toString('utf8').trim();
-        if (code !== 0) reject(new Error(`apertium ${mode} exited with ${code}${stderr ? `: ${stderr.split('\n')[0]}` : ''}`));
+        if (code !== 0) reject(new Error(`${label} exited with ${code}${stderr ? `: ${stderr.split('\n')[0]}` : ''}`));
         else resolve(Buffer.concat(out).toString('utf8'));
       });
     });

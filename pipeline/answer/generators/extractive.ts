@@ -570,7 +570,10 @@ export class ExtractiveGenerator implements Generator {
     const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
     const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars).filter((c) => c.marker <= opts.semanticBlocks);
     const texts = [...new Set(candidates.map((c) => c.quote))];
-    const sims = texts.length ? await sentenceSimilarities(this.embedder!, question, texts, this.sentenceVectors) : [];
+    // Same-language similarities run higher than cross-lingual ones (measured: one threshold would
+    // silence Spanish questions), so a translated question is compared in the corpus language.
+    const query = context.translation ?? question;
+    const sims = texts.length ? await sentenceSimilarities(this.embedder!, query, texts, this.sentenceVectors) : [];
     const byText = new Map(texts.map((t, i) => [t, sims[i]!]));
     return (c) => (c.marker <= opts.semanticBlocks ? byText.get(c.quote) : undefined);
   }
