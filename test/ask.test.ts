@@ -63,6 +63,17 @@ describe('cita ask', () => {
     expect(askJson('How do I install widgets?').translation).toBeUndefined();
   });
 
+  it('cita search translates a Spanish query the same way', () => {
+    const r = cita(p, ['search', 'demo', '¿Cómo instalo el paquete?', '--source', 'docs', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.translation).toMatchObject({ from: 'es', to: 'en', translator: 'apertium' });
+    expect(out.translation.text).toMatch(/install/i);
+    expect(out.results.docs[0].chunk.citation.headings).toEqual(['Guide', 'Installing']);
+    const text = cita(p, ['search', 'demo', '¿Cómo instalo el paquete?', '--source', 'docs']);
+    expect(text.stdout.split('\n')[0]).toMatch(/^translated es → en \(apertium\): .*install/i);
+  });
+
   it('searches untranslated, and says why, when the translator is missing', () => {
     const r = askJson('¿Cómo instalo el paquete?', '--set', 'languages.translator.command=apertium-not-installed-here');
     expect(r.translation.error).toMatch(/apertium-not-installed-here not found/);

@@ -54,6 +54,9 @@ describe('cita serve: GraphQL API', () => {
     expect(cited.snippet).toContain('skipif');
     expect(r.route.top).toBe('docs');
     expect(r.route.reasons.length).toBeGreaterThan(0);
+    // A Spanish question over English sources is searched in English too, and the API says how.
+    if (lang === 'es') expect(r.route.translation).toMatch(/Windows/);
+    else expect(r.route.translation).toBeNull();
     expect(r.route.weights.find((w: any) => w.collection === 'docs').weight).toBe(1);
     expect(r.slots.map((x: any) => x.collection)).toEqual(['docs', 'code', 'issues']);
     expect(r.slots.reduce((a: number, x: any) => a + x.slots, 0)).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { meanVector, searchPlan } from '../pipeline/answer/ask.ts';
+import { meanVector, searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { ApertiumTranslator, parseBilingual, protectCode, restoreCode } from '../pipeline/text/translate.ts';
 
 /** Query translation (Apertium): code passes through untouched, prose is translated. */

@@ -7,6 +7,8 @@ import { provisionModel } from '../../pipeline/embedding/provision.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
+import { searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
+import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
@@ -178,11 +180,18 @@ export function buildCli(): Command {
       const store = await openStore(config, paths, embedder.dims);
       try {
         await checkModel(store, embedder, config.name);
-        const hybrid = { ...config.retrieval.hybrid, ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) };
-        const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid);
+        // A query in another language than the corpus is searched as `cita ask` searches it.
+        const { language } = detectLanguage(query);
+        const translation = language !== config.languages.corpus ? await translateQuestion(config, query, language) : undefined;
+        const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives).question;
+        const alpha = opts.alpha ?? (translation ? (config.retrieval.crossLingual.alpha ?? config.retrieval.hybrid.alpha) : config.retrieval.hybrid.alpha);
+        const hybrid = { ...config.retrieval.hybrid, alpha };
+        const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid, plan);
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ query, alpha: hybrid.alpha, results }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ query, ...(translation ? { translation } : {}), alpha: hybrid.alpha, results }, null, 2)}\n`);
         } else {
+          if (translation?.text !== undefined) process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
+          else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);
             hits.forEach((h, i) => process.stdout.write(formatHit(h, i)));

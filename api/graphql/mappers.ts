@@ -39,6 +39,7 @@ export function askResult(config: CitaConfig, r: PipelineAsk): AskResult {
       issueLookups: r.route.lookups.issues,
       symbolLookups: r.route.lookups.symbols,
       reasons: r.route.reasons,
+      ...(r.translation?.text ? { translation: r.translation.text } : {}),
     },
     fusionMethod: r.fusion.method,
     slots: COLLECTIONS.map((c) => ({ collection: c, slots: r.fusion.slots[c] ?? 0, fit: r.fusion.fit[c] ?? 0, query: r.queries[c] ?? r.question })),

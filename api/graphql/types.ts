@@ -90,6 +90,7 @@ export class Route {
   @Field(() => [Int], { description: 'issues looked up directly' }) issueLookups!: number[];
   @Field(() => [String], { description: 'symbols looked up directly' }) symbolLookups!: string[];
   @Field(() => [String]) reasons!: string[];
+  @Field(() => String, { nullable: true, description: 'the question in the corpus language, when it was asked in another and translated' }) translation?: string;
 }
 
 @ObjectType({ description: 'How much of the context a collection got, and how well it fit the query.' })

@@ -5,7 +5,8 @@ import { fuse, type FusionResult } from '../retrieval/fusion/index.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { searchCollection } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
-import { translatorFor, type Translator } from '../text/translate.ts';
+import { meanVector, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
+import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
@@ -44,7 +45,7 @@ export interface AskResult {
   /** Queries run per collection (the second hop shows here): the text BM25 searched with. */
   queries: Partial<Record<Collection, string>>;
   /** The question in the corpus language, when it was asked in another (or why it could not be translated). */
-  translation?: { from: string; to: string; translator: string; text?: string; alternatives?: string[]; error?: string };
+  translation?: Translation;
   fusion: FusionResult;
   context: Context;
   answer?: VerifiedAnswer;
@@ -102,27 +103,11 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // A question in another language than the corpus is translated for the retrievers that match words.
   const crossLingual = route.language !== config.languages.corpus;
-  let translation: AskResult['translation'];
-  if (crossLingual) {
-    const translator = deps.translator ?? translatorFor(config.languages.translator);
-    if (translator) {
-      const base = { from: route.language, to: config.languages.corpus, translator: translator.id };
-      try {
-        const expand = config.retrieval.crossLingual.bm25 === 'expanded' && translator.alternatives !== undefined;
-        const [text, alternatives] = await time('translate', () =>
-          Promise.all([
-            translator.translate(question, route.language, config.languages.corpus),
-            expand ? translator.alternatives!(question, route.language, config.languages.corpus) : Promise.resolve(undefined),
-          ]),
-        );
-        translation = { ...base, text, ...(alternatives ? { alternatives } : {}) };
-        route.reasons.push(`translated ${base.from} → ${base.to} (${translator.id}): ${JSON.stringify(text.length > 160 ? `${text.slice(0, 159)}…` : text)}`);
-      } catch (err) {
-        translation = { ...base, error: (err as Error).message };
-        route.reasons.push(`not translated (${(err as Error).message}): searched as asked`);
-      }
-    }
-  }
+  const translation = crossLingual ? await time('translate', () => translateQuestion(config, question, route.language, deps.translator)) : undefined;
+  if (translation?.text !== undefined) {
+    const t = translation.text;
+    route.reasons.push(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${JSON.stringify(t.length > 160 ? `${t.slice(0, 159)}…` : t)}`);
+  } else if (translation?.error !== undefined) route.reasons.push(`not translated (${translation.error}): searched as asked`);
 
   // Second hop: the referenced issue's text is what code and docs are searched with.
   const hop = issueQuery(issueChunks);
@@ -178,51 +163,6 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     });
   }
   return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, answer, timings };
-}
-
-/** What one retrieval searches with: BM25 over a text, and the dense side over the mean of the texts' vectors. */
-export interface QueryPlan {
-  bm25: string;
-  dense: string[];
-}
-
-/**
- * The texts each retriever uses. A second hop (the referenced issue's text) is in the corpus
- * language already. A translated question follows `crossLingual`: BM25 and the dense side each
- * take the translation, the question as asked, or both. Pure.
- */
-export function searchPlan(
-  question: string,
-  hop: string,
-  translation: string | undefined,
-  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded'; dense: 'translated' | 'original' | 'both' },
-  alternatives: readonly string[] = [],
-): { question: QueryPlan; hop?: QueryPlan } {
-  const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
-    translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
-  let bm25 = pick(crossLingual.bm25 === 'expanded' ? 'translated' : crossLingual.bm25).join('\n');
-  if (crossLingual.bm25 === 'expanded' && translation !== undefined) {
-    // The dictionary's other senses of each word, those the translation did not already use.
-    const used = new Set(translation.toLowerCase().match(/\p{L}+/gu) ?? []);
-    const extra = alternatives.filter((a) => !(a.match(/\p{L}+/gu) ?? []).every((w) => used.has(w)));
-    if (extra.length) bm25 += `\n${extra.join(' ')}`;
-  }
-  return {
-    question: { bm25, dense: pick(crossLingual.dense) },
-    ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
-  };
-}
-
-/** The normalised mean of unit vectors (one vector is returned as is). */
-export function meanVector(vectors: Float32Array[]): Float32Array {
-  if (vectors.length === 1) return vectors[0]!;
-  const out = new Float32Array(vectors[0]!.length);
-  for (const v of vectors) for (let i = 0; i < v.length; i++) out[i]! += v[i]!;
-  let norm = 0;
-  for (let i = 0; i < out.length; i++) norm += out[i]! * out[i]!;
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < out.length; i++) out[i]! /= norm;
-  return out;
 }
 
 /** A file of the checkout, never outside it (a cited `../../etc/passwd` is simply not in the tree). */

@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
+import { meanVector, type QueryPlan } from './crossLingual.ts';
 import { convexCombination } from './hybrid.ts';
 
 export interface HybridOptions {
@@ -33,7 +34,11 @@ export async function embedQuery(embedder: Embedder, query: string, alpha: numbe
   return v;
 }
 
-/** Hybrid search in several collections with one query vector; empty collections are left out. */
+/**
+ * Hybrid search in several collections with one query vector; empty collections are left out.
+ * `plan` (a translated question, see crossLingual.ts) gives BM25's text and the texts whose mean
+ * vector the dense side uses; without it both use `query`.
+ */
 export async function searchCollections(
   store: Store,
   embedder: Embedder,
@@ -41,12 +46,13 @@ export async function searchCollections(
   collections: readonly Collection[],
   k: number,
   options: HybridOptions,
+  plan: QueryPlan = { bm25: query, dense: [query] },
 ): Promise<Partial<Record<Collection, SearchHit[]>>> {
-  const vector = await embedQuery(embedder, query, options.alpha);
+  const vector = options.alpha > 0 ? meanVector(await embedder.embedQueries(plan.dense)) : undefined;
   const results: Partial<Record<Collection, SearchHit[]>> = {};
   for (const c of collections) {
     if ((await store.count(c)) === 0) continue;
-    results[c] = await searchCollection(store, vector, c, query, k, options);
+    results[c] = await searchCollection(store, vector, c, plan.bm25, k, options);
   }
   return results;
 }

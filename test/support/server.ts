@@ -83,7 +83,7 @@ export const ASK = `query Ask($instance: String!, $question: String!, $options: 
     question language
     answer { text language generator noAnswer unsupported invalid { marker problem }
       citations { marker collection path startLine endLine headings symbol issue commentId url snippet verified } }
-    route { top language reasons weights { collection weight } issueLookups symbolLookups }
+    route { top language reasons translation weights { collection weight } issueLookups symbolLookups }
     fusionMethod
     slots { collection slots fit query }
     blocks { marker title text cut citation { collection path startLine endLine url issue } scores { bm25 dense fused via } }

@@ -560,7 +560,8 @@ export class ExtractiveGenerator implements Generator {
   }
 
   async generate(question: string, context: Context): Promise<GeneratedAnswer> {
-    if (!this.embedder) return extractiveAnswer(question, context, this.options);
+    // A "where" or issue answer lists files and the issue's own sentences: no sentence to score.
+    if (!this.embedder || answerShape(question, context) !== 'quote') return extractiveAnswer(question, context, this.options);
     const meaning = await this.meaningFor(question, context);
     return extractiveAnswer(question, context, this.options, meaning);
   }

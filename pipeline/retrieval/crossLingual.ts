@@ -1,0 +1,83 @@
+import type { CitaConfig } from '../config/schema.ts';
+import { translatorFor, type Language, type Translator } from '../text/translate.ts';
+
+/**
+ * Cross-lingual search (DESIGN lesson 6): a question in another language than the corpus is
+ * translated for the retrievers that match words, and `retrieval.crossLingual` says which text each
+ * retriever uses. `cita ask` and `cita search` both go through here.
+ */
+
+/** The question in the corpus language, or why it could not be translated. */
+export interface Translation {
+  from: string;
+  to: string;
+  translator: string;
+  text?: string;
+  /** The dictionary's other senses of its words (`retrieval.crossLingual.bm25: expanded`). */
+  alternatives?: string[];
+  error?: string;
+}
+
+/**
+ * Translates a question asked in `language` into the corpus language with the configured translator
+ * (or `translator`); undefined when no translator is configured. A failure is returned, not thrown:
+ * the question is then searched as asked, and the caller says so.
+ */
+export async function translateQuestion(config: Pick<CitaConfig, 'languages' | 'retrieval'>, question: string, language: Language, translator?: Translator): Promise<Translation | undefined> {
+  const t = translator ?? translatorFor(config.languages.translator);
+  if (!t) return undefined;
+  const to = config.languages.corpus;
+  const base = { from: language, to, translator: t.id };
+  try {
+    const expand = config.retrieval.crossLingual.bm25 === 'expanded' && t.alternatives !== undefined;
+    const [text, alternatives] = await Promise.all([t.translate(question, language, to), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
+    return { ...base, text, ...(alternatives ? { alternatives } : {}) };
+  } catch (err) {
+    return { ...base, error: (err as Error).message };
+  }
+}
+
+/** What one retrieval searches with: BM25 over a text, and the dense side over the mean of the texts' vectors. */
+export interface QueryPlan {
+  bm25: string;
+  dense: string[];
+}
+
+/**
+ * The texts each retriever uses. A second hop (the referenced issue's text) is in the corpus
+ * language already. A translated question follows `crossLingual`: BM25 and the dense side each
+ * take the translation, the question as asked, or both. Pure.
+ */
+export function searchPlan(
+  question: string,
+  hop: string,
+  translation: string | undefined,
+  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded'; dense: 'translated' | 'original' | 'both' },
+  alternatives: readonly string[] = [],
+): { question: QueryPlan; hop?: QueryPlan } {
+  const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
+    translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
+  let bm25 = pick(crossLingual.bm25 === 'expanded' ? 'translated' : crossLingual.bm25).join('\n');
+  if (crossLingual.bm25 === 'expanded' && translation !== undefined) {
+    // The dictionary's other senses of each word, those the translation did not already use.
+    const used = new Set(translation.toLowerCase().match(/\p{L}+/gu) ?? []);
+    const extra = alternatives.filter((a) => !(a.match(/\p{L}+/gu) ?? []).every((w) => used.has(w)));
+    if (extra.length) bm25 += `\n${extra.join(' ')}`;
+  }
+  return {
+    question: { bm25, dense: pick(crossLingual.dense) },
+    ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
+  };
+}
+
+/** The normalised mean of unit vectors (one vector is returned as is). */
+export function meanVector(vectors: Float32Array[]): Float32Array {
+  if (vectors.length === 1) return vectors[0]!;
+  const out = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) for (let i = 0; i < v.length; i++) out[i]! += v[i]!;
+  let norm = 0;
+  for (let i = 0; i < out.length; i++) norm += out[i]! * out[i]!;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < out.length; i++) out[i]! /= norm;
+  return out;
+}
