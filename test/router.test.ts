@@ -7,7 +7,7 @@ describe('pasted text', () => {
     const pasted = 'Traceback (most recent call last):\n  File "t.py", line 3, in test_x\n    parse_config(path)\nValueError: bad';
     const r = route(pasted);
     expect(r.pasted).toBe(true);
-    expect(r.reasons.at(-1)).toBe('pasted text: "Traceback (most recent call last)" → the names it mentions are looked up after search');
+    expect(r.reasons.at(-1)).toBe('pasted text: "Traceback (most recent call last)" → the names it mentions are looked up after the best search results');
     expect(route('x'.repeat(601)).pasted).toBe(true);
     expect(route('what does parse_config do?').pasted).toBe(false);
   });

@@ -60,6 +60,15 @@ function issueQuery(chunks: Chunk[]): string {
 
 /** Most symbol definitions placed ahead of retrieval, one per symbol named. */
 const SYMBOL_LOOKUPS = 2;
+/** Definitions of the names pasted text mentions come after this many files found by search, not first. */
+const MENTIONED_AFTER = 3;
+
+/** The position in `ranked` just after its first `n` file blocks (code or docs; issue blocks are not files). */
+function afterFiles(ranked: readonly { chunk: Chunk }[], n: number): number {
+  let files = 0;
+  for (let i = 0; i < ranked.length; i++) if (ranked[i]!.chunk.collection !== 'issues' && ++files === n) return i + 1;
+  return ranked.length;
+}
 
 export async function ask(deps: AskDeps, question: string, options: AskOptions = {}): Promise<AskResult> {
   const { config, store, embedder } = deps;
@@ -90,7 +99,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     }
     // A question that names a symbol wants its definition first; a pasted issue or traceback names
     // dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded,
-    // and for pasted text after the search results (its names are mentioned, not asked about).
+    // and for pasted text after the best search results (its names are mentioned, not asked about).
     let symbolChunks = 0;
     for (const name of route.lookups.symbols) {
       if (symbolChunks >= SYMBOL_LOOKUPS) break;
@@ -143,7 +152,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     chunk: h.chunk,
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));
-  const context = buildContext(question, route.language, [...lookedUp, ...ranked, ...mentioned], budget, translation?.text);
+  const at = afterFiles(ranked, MENTIONED_AFTER);
+  const context = buildContext(question, route.language, [...lookedUp, ...ranked.slice(0, at), ...mentioned, ...ranked.slice(at)], budget, translation?.text);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {

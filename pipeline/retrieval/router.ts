@@ -17,7 +17,7 @@ export interface Route {
   top: Collection;
   /**
    * The question is pasted text (an issue, a traceback, code) rather than a question: the names in it
-   * are mentioned, not asked about, so their lookups are ranked after search, not ahead of it.
+   * are mentioned, not asked about, so their lookups come after the best search results, not first.
    */
   pasted: boolean;
 }
@@ -419,7 +419,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
   const top = fired === 0 ? 'docs' : TIE_ORDER.reduce((best, c) => (weights[c] > weights[best] ? c : best));
   if (fired === 0) reasons.push('no rule fired → equal weights, top docs');
   const pasted = pastedReason(q);
-  if (pasted && symbols.length > 0) reasons.push(`${pasted} → the names it mentions are looked up after search`);
+  if (pasted && symbols.length > 0) reasons.push(`${pasted} → the names it mentions are looked up after the best search results`);
   return {
     weights,
     lookups: { issues: [...new Set(issues)], symbols: [...new Set(symbols)] },
