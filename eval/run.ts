@@ -115,7 +115,7 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
 
 export function latencyRows(questions: QuestionResult[]): LatencyRow[] {
   const stages = [...new Set(questions.flatMap((q) => Object.keys(q.latency)))];
-  const order = ['lookup', 'embed', 'retrieve', 'generate', 'verify', 'judge', 'total'];
+  const order = ['lookup', 'translate', 'embed', 'retrieve', 'generate', 'verify', 'judge', 'total'];
   stages.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
   return stages.map((stage) => {
     const xs = questions.map((q) => q.latency[stage]).filter((v): v is number => v !== undefined);

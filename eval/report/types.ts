@@ -62,7 +62,7 @@ export interface QuestionResult {
     /** sha256 over the blocks (chunk ids, texts) the judge saw; equals the generator's by construction. */
     contextFingerprint: string;
   };
-  /** Milliseconds per stage of `ask()` (lookup, embed, retrieve, generate, verify, judge, total). */
+  /** Milliseconds per stage of `ask()` (lookup, translate, embed, retrieve, generate, verify, judge, total). */
   latency: Record<string, number>;
   /** Set when the question failed; its metrics are then null. */
   error?: string;
