@@ -244,6 +244,27 @@ describe('answer shapes', () => {
   });
 });
 
+describe('what is quotable', () => {
+  it('never quotes console output or code, even where a chunk starts inside a literal block', () => {
+    const cut = docChunk(['Demo of failure reports'], 400, [
+      '    E       AssertionError: assert 1 == 2',
+      '    E        +  where 1 = <failure_demo.test_attribute_multiple.<locals>.Foo object at 0xdeadbeef001b>.b',
+      '',
+      '    failure_demo.py:158: AssertionError',
+      '    __________________________ TestRaises.test_raises __________________________',
+      '',
+      'Use the showlocals option to show the local variables of each frame in a failure traceback.',
+      '',
+      'E + where <failure_demo.test_attribute_multiple.<locals>.Bar object at 0xdeadbeef001c>.b E + where = 2',
+    ]);
+    const q = 'How do I show local variables in the traceback of a failure?';
+    const ctx = context(q, 'en', cut);
+    // The output lines would win by meaning: only not being quotable keeps them out.
+    const answer = extractiveAnswer(q, ctx, {}, (c) => (c.quote.includes('failure_demo') || c.quote.includes('____') ? 0.95 : 0.9));
+    expect(answer.text).toBe('According to the documentation:\n\n- Use the showlocals option to show the local variables of each frame in a failure traceback. [1]');
+  });
+});
+
 describe('relevance by meaning', () => {
   const q = '¿Cómo hago que un test no se ejecute?';
   const ctx = context(q, 'es', skipFunctions, intro);

@@ -169,9 +169,24 @@ function wordCount(text: string): number {
   return text.match(/\p{L}[\p{L}\p{N}'’-]*/gu)?.length ?? 0;
 }
 
+/** A plain word, possibly with sentence punctuation, an apostrophe or an rst/Markdown literal around it. */
+const PLAIN_TOKEN = /^[(\[«“"'`*]*\p{L}[\p{L}\p{M}'’-]*[)\]»”"'`*.,;:!?]*$/u;
+/** Rules and separators of console output (`____ test_x ____`, `=====`). */
+const RULE = /_{4,}|={4,}|-{4,}|\+{4,}/;
+
+/**
+ * Prose, not console output or code that lost its block (a chunk cut inside a literal block):
+ * two thirds of its tokens are plain words, and no rule of underscores or equals signs.
+ */
+function isProse(text: string): boolean {
+  if (RULE.test(text)) return false;
+  const tokens = text.split(/\s+/).filter((t) => t !== '');
+  return tokens.filter((t) => PLAIN_TOKEN.test(t)).length >= (2 * tokens.length) / 3;
+}
+
 function prosePiece(marker: number, offset: number, raw: string, maxChars: number): QuoteCandidate | undefined {
   const quote = normaliseText(raw).replace(LINE_OPENER, '');
-  if (wordCount(quote) < MIN_WORDS || quote.length > maxChars) return undefined;
+  if (wordCount(quote) < MIN_WORDS || quote.length > maxChars || !isProse(quote)) return undefined;
   // A literal `[2]` would read as a marker; headings, rst comments and targets (`.. _skip:`) and
   // `Example::` lines are not sentences.
   if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || quote.endsWith('::')) return undefined;
@@ -188,7 +203,9 @@ const TEMPLATE = /<!--[\s\S]*?(?:-->|(?![\s\S]))|^[ \t]*(?:[-*+][ \t]+)?\[[ xX]\
 function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number): QuoteCandidate[] {
   const issue = block.chunk.collection === 'issues';
   const body = issue ? rawBody.replace(TEMPLATE, (m) => m.replace(/[^\n]/g, ' ')) : rawBody;
-  const units = issue ? issueUnits(body) : splitUnits(body);
+  // Indented blocks and tracebacks are code in issues and docs alike (a doc chunk cut inside a
+  // literal block starts with its indented lines, and splitUnits alone would read them as prose).
+  const units = issueUnits(body);
   const out: QuoteCandidate[] = [];
   const end = body.trimEnd().length;
   let offset = 0;
