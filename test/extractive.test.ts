@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
-import { answerShape, contentTerms, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { answerShape, contentTerms, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
 import type { Context, Language } from '../pipeline/answer/types.ts';
 import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
 import { chunkId } from '../pipeline/chunking/ids.ts';
@@ -262,6 +262,30 @@ describe('what is quotable', () => {
     // The output lines would win by meaning: only not being quotable keeps them out.
     const answer = extractiveAnswer(q, ctx, {}, (c) => (c.quote.includes('failure_demo') || c.quote.includes('____') ? 0.95 : 0.9));
     expect(answer.text).toBe('According to the documentation:\n\n- Use the showlocals option to show the local variables of each frame in a failure traceback. [1]');
+  });
+});
+
+describe('names the sources must mention', () => {
+  it.each([
+    ['How do I set up Black to format the current file in Notepad++?', ['Black', 'Notepad++']],
+    ['¿Cómo configuro Notepad++ para formatear con Black el fichero?', ['Notepad++', 'Black']],
+    ['On what date is pytest 9.0 going to be released?', ['9.0']],
+    ['Why does Black turn my single-quoted strings into double-quoted ones?', ['Black']],
+    // Sentence openers and all-capitals words are not names; code spans are looked up as symbols instead.
+    ['How do I skip a test? Windows is my OS. Uso `pytest.mark.Skip` en Linux.', ['Linux']],
+    ['¿Cómo omito un test?', []],
+  ])('mentionedNames(%j)', (q, names) => {
+    expect(mentionedNames(q)).toEqual(names);
+  });
+
+  it('abstains, naming it, when a docs question names something no passage mentions', () => {
+    const q = 'How do I skip a test function in Hypothesis?';
+    const ctx = context(q, 'en', skipFunctions, intro);
+    const answer = extractiveAnswer(q, ctx, {}, () => 0.95);
+    expect(answer).toMatchObject({ noAnswer: true, text: 'I could not find the answer in the indexed sources: none of the passages found mentions “Hypothesis”.' });
+    expect(extractiveAnswer(q, ctx, { unknownNames: 'ignore' }, () => 0.95).noAnswer).toBeUndefined();
+    // A code-led context is left alone: code questions name classes the passages need not spell out.
+    expect(extractiveAnswer(q, context(q, 'en', evaluate, intro), {}, () => 0.95).text).not.toContain('Hypothesis');
   });
 });
 

@@ -192,6 +192,8 @@ export const configSchema = z
             relevance: z.enum(['meaning', 'lexical']).default('meaning'),
             /** extractive, by meaning: least relevance a quote needs (calibrated on the dev sets; see README). */
             minRelevance: z.number().min(0).max(2).optional(),
+            /** extractive: `abstain` when the question names something (`Hypothesis`, `GitLab`) that no passage found mentions. */
+            unknownNames: z.enum(['abstain', 'ignore']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

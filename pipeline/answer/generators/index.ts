@@ -19,7 +19,10 @@ export async function createGenerator(config: CitaConfig['answer']['generator'],
   switch (config.kind) {
     case 'extractive': {
       const { ExtractiveGenerator } = await import('./extractive.ts');
-      const options = config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {};
+      const options = {
+        ...(config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {}),
+        ...(config.unknownNames !== undefined ? { unknownNames: config.unknownNames } : {}),
+      };
       return new ExtractiveGenerator(options, config.relevance === 'meaning' ? deps.embedder : undefined);
     }
     case 'openai': {
