@@ -22,6 +22,9 @@ const TEXTS = [
   '    indentado = código\n>>> import pytest\n¿Por qué el fixture `tmp_path` no se limpia? Ver #5103 y https://docs.pytest.org/en/stable/how-to/tmp_path.html.',
 ];
 
+/** Placeholders written with a visible mark, to compare streams. */
+const shown = (stream: string) => stream.replace(/\uE000/g, '§');
+
 describe('protectCode / restoreCode', () => {
   it.each(TEXTS)('round-trips untranslated text exactly: %j', (text) => {
     const { stream, spans } = protectCode(text);
@@ -31,7 +34,7 @@ describe('protectCode / restoreCode', () => {
   it('holds identifiers, options, paths, code spans, code blocks and tracebacks out of the prose', () => {
     const { stream, spans } = protectCode(TEXTS[1]!);
     expect(spans).toEqual(['`pytest.mark.skip`', 'test_foo_bar()', '--runxfail', 'src/_pytest/skipping.py', '[1]', '50%', 'a@b', '{x}', '^y$', '*z*', '\\w']);
-    expect(stream).toBe('Uso [§0§] y [§1§] con [§2§] en [§3§] [§4§] [§5§] [§6§] [§7§] [§8§] [§9§] [§10§]');
+    expect(shown(stream)).toBe('Uso [§0§] y [§1§] con [§2§] en [§3§] [§4§] [§5§] [§6§] [§7§] [§8§] [§9§] [§10§]');
     const block = protectCode(TEXTS[2]!);
     expect(block.spans[0]).toBe('```python\ndef test_x(tmp_path):\n    assert foo.bar(1) == 2\n```');
     expect(block.spans).toContain('Traceback (most recent call last):');
@@ -42,8 +45,15 @@ describe('protectCode / restoreCode', () => {
   it('leaves no character that Apertium reserves in the prose it translates', () => {
     const { stream, spans } = protectCode('una ruta a/b y un [corchete] con ^ y $ y «comillas» (paréntesis).');
     expect(spans).toEqual(['a/b', '[corchete]', '^', '$']);
-    expect(stream).toBe('una ruta [§0§] y un [§1§] con [§2§] y [§3§] y «comillas» (paréntesis).');
-    expect(stream.replace(/\[§\d+§\]/g, '')).not.toMatch(/(?<!\\)[[\]^$/<>@{}*]/);
+    expect(shown(stream)).toBe('una ruta [§0§] y un [§1§] con [§2§] y [§3§] y «comillas» (paréntesis).');
+    expect(stream.replace(/\[\uE000\d+\uE000\]/g, '')).not.toMatch(/(?<!\\)[[\]^$/<>@{}*]/);
+  });
+
+  it('cannot be fooled by a user who writes a placeholder', () => {
+    const text = 'mira [§0§] y `x_y` [§1§]';
+    const { stream, spans } = protectCode(text);
+    expect(restoreCode(stream, spans)).toBe(text);
+    expect(restoreCode(stream.replace('mira', 'look at'), spans)).toBe('look at [§0§] y `x_y` [§1§]');
   });
 });
 

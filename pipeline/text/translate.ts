@@ -60,8 +60,15 @@ const TRAILING = /[.,;:!?)"'”»]+$/;
 /** A word is code when it holds code punctuation inside, or is camelCase / an option / an issue ref. */
 const CODE_WORD = /[_./\\@#$^<>{}[\]=()`*|~+:]|^--?\w|\p{Ll}\p{Lu}|^\d/u;
 
+/**
+ * Marks the number inside a superblank: a private-use character, so no text a user writes (a
+ * literal `[§3§]` included) can pass for a placeholder.
+ */
+const MARK = '\uE000';
+const PLACEHOLDER = new RegExp(`^\\[${MARK}\\d+${MARK}\\]$`);
+
 export interface ProtectedText {
-  /** Apertium stream: prose escaped, every code span replaced by the superblank `[§n§]`. */
+  /** Apertium stream: prose escaped, every code span replaced by the superblank `[<U+E000>n<U+E000>]`. */
   stream: string;
   spans: string[];
 }
@@ -69,16 +76,16 @@ export interface ProtectedText {
 /** Replaces code in `text` by numbered superblanks so that only prose is translated. Pure. */
 export function protectCode(text: string): ProtectedText {
   const spans: string[] = [];
-  const hold = (s: string) => `[§${spans.push(s) - 1}§]`;
+  const hold = (s: string) => `[${MARK}${spans.push(s) - 1}${MARK}]`;
   // Line structure first: fenced blocks, then code-looking lines; then words within prose lines.
   const blocks = text.replace(CODE_BLOCK, (m) => hold(m));
   const lines = blocks.split('\n').map((line) => {
-    if (/^\[§\d+§\]$/.test(line.trim())) return line;
+    if (PLACEHOLDER.test(line.trim())) return line;
     if (CODE_LINE.test(line)) return hold(line);
     return line
-      .split(/(\[§\d+§\]|`[^`\n]+`|\bhttps?:\/\/\S+|\s+)/)
+      .split(new RegExp(`(\\[${MARK}\\d+${MARK}\\]|\`[^\`\\n]+\`|\\bhttps?://\\S+|\\s+)`))
       .map((piece) => {
-        if (piece === '' || /^\s+$/.test(piece) || /^\[§\d+§\]$/.test(piece)) return piece;
+        if (piece === '' || /^\s+$/.test(piece) || PLACEHOLDER.test(piece)) return piece;
         if (INLINE_CODE.test(piece)) return hold(piece);
         const lead = LEADING.exec(piece)?.[0] ?? '';
         const rest = piece.slice(lead.length);
@@ -102,9 +109,9 @@ function escape(prose: string): string {
 /** Apertium's output with the superblanks put back and the escapes removed. Pure. */
 export function restoreCode(output: string, spans: readonly string[]): string {
   return output
-    .split(/(\[§\d+§\])/)
+    .split(new RegExp(`(\\[${MARK}\\d+${MARK}\\])`))
     .map((piece) => {
-      const held = /^\[§(\d+)§\]$/.exec(piece);
+      const held = new RegExp(`^\\[${MARK}(\\d+)${MARK}\\]$`).exec(piece);
       if (held) return spans[Number(held[1])] ?? '';
       // U+FFFF: Apertium's end-of-stream mark in `-f none` output.
       return piece.replace(/\uFFFF/g, '').replace(/\\(.)/g, '$1').replace(/\[|\]/g, '');
