@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,4 +208,42 @@ describe('kill -9 during indexing', () => {
     const after = JSON.parse(cita(p, ['search', 'demo', 'option number 3905', '--alpha', '0', '--json']).stdout);
     expect(after.results.docs[0].chunk.citation.path).toBe('docs/page39.md');
   }, 600_000);
+});
+
+describe('output through a slow pipe', () => {
+  let p: TestProject;
+  beforeAll(() => {
+    p = makeProject();
+    // The hashing embedder: no model needed to make an index whose JSON runs past a pipe's 64 KiB.
+    p.setInstance(`name: demo\nrepository:\n  path: repo\nembedding:\n  provider: hashing\nsources:\n  docs:\n    include: ["docs/**/*.md"]\n`);
+    for (let i = 0; i < 60; i++) {
+      p.write(`docs/page${i}.md`, `# Page ${i}\n\n## Running tests\n\n${'Tests run with the test runner, which reports every test it runs. '.repeat(20)}\n`);
+    }
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  it('arrives whole when the reader is slower than the CLI (nothing cut at 64 KiB)', () => {
+    const bin = path.resolve(import.meta.dirname, '../bin/cita.mjs');
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${bin}" search demo "running tests" --source docs --k 100 --json | (sleep 2; cat)`], {
+      cwd: p.dir,
+      env: { ...process.env, CITA_ROOT: p.dir },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(64 * 1024);
+    expect(JSON.parse(r.stdout).results.docs.length).toBeGreaterThan(50);
+  });
+
+  it('stops quietly, exit 0, when the reader closes the pipe early', () => {
+    const bin = path.resolve(import.meta.dirname, '../bin/cita.mjs');
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" search demo "running tests" --source docs --k 100 --json | head -c 100 > /dev/null; echo "exit \${PIPESTATUS[0]}"`], {
+      cwd: p.dir,
+      env: { ...process.env, CITA_ROOT: p.dir },
+      encoding: 'utf8',
+    });
+    expect(r.stdout.trim()).toBe('exit 0');
+    expect(r.stderr).toBe('');
+  });
 });
