@@ -101,6 +101,9 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
     validationRules: [queryLimits()],
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    // cita's drain owns shutdown (`close` below): Apollo's own SIGINT/SIGTERM handler stops Apollo and
+    // re-sends the signal, which killed the process with requests in flight (off only under NODE_ENV=test).
+    stopOnTerminationSignals: false,
     plugins: [ApolloServerPluginLandingPageDisabled()],
     formatError: (formatted, error) => {
       const ext = formatted.extensions ?? {};
