@@ -17,6 +17,12 @@ export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 8, maxCost: 300, fieldCos
 
 export function queryLimits(limits: QueryLimits = DEFAULT_LIMITS): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
+    // A fragment's measure depends only on the depth it is spread at, so it is computed once per
+    // (fragment, depth): fragments that each spread the previous one twice cost linear time to
+    // measure, not 2^n. Costs saturate just past the limit (no need to count further), so even
+    // such a document's figure stays a small number.
+    const cap = limits.maxCost + 1;
+    const memo = new Map<string, { depth: number; cost: number }>();
     const measure = (set: SelectionSetNode, depth: number, seen: Set<string>): { depth: number; cost: number } => {
       let maxDepth = depth;
       let cost = 0;
@@ -36,10 +42,16 @@ export function queryLimits(limits: QueryLimits = DEFAULT_LIMITS): ValidationRul
           const name = sel.name.value;
           const fragment = context.getFragment(name);
           if (!fragment || seen.has(name)) continue; // unknown or cyclic: other rules report it
-          const inner = measure(fragment.selectionSet, depth, new Set([...seen, name]));
+          const key = `${name}@${depth}`;
+          let inner = memo.get(key);
+          if (!inner) {
+            inner = measure(fragment.selectionSet, depth, new Set([...seen, name]));
+            memo.set(key, inner);
+          }
           cost += inner.cost;
           maxDepth = Math.max(maxDepth, inner.depth);
         }
+        cost = Math.min(cost, cap);
       }
       return { depth: maxDepth, cost };
     };
@@ -51,7 +63,8 @@ export function queryLimits(limits: QueryLimits = DEFAULT_LIMITS): ValidationRul
           context.reportError(new GraphQLError(`${name} is ${depth} levels deep; at most ${limits.maxDepth} are allowed`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT', limit: 'depth' } }));
         }
         if (cost > limits.maxCost) {
-          context.reportError(new GraphQLError(`${name} costs ${cost}; at most ${limits.maxCost} is allowed (ask costs ${limits.fieldCost.ask}, every field 1)`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT', limit: 'cost' } }));
+          const figure = cost >= cap ? `more than ${limits.maxCost}` : String(cost);
+          context.reportError(new GraphQLError(`${name} costs ${figure}; at most ${limits.maxCost} is allowed (ask costs ${limits.fieldCost.ask}, every field 1)`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT', limit: 'cost' } }));
         }
       },
     };
