@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { githubFromRemote, proposeConfig, surveyCheckout } from '../pipeline/config/init.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
+import { cita, makeProject } from './support/cli.ts';
 import { root } from './support/paths.ts';
 
 const dirs: string[] = [];
@@ -51,5 +52,16 @@ describe('cita init', () => {
     // Every extension of a language found, so new files of that language are taken too.
     expect(config.sources.code?.include).toEqual(['**/*.py', '**/*.pyi', '**/*.ts', '**/*.mts', '**/*.cts']);
     expect(config.sources.docs?.include).toEqual(['docs/**/*.md', 'docs/**/*.markdown', 'docs/**/*.rst', '/*.md', '/*.markdown', '/*.rst']);
+  });
+
+  it.each(['../../escaped', '../x', 'a/b', '.hidden', 'Upper'])('refuses --name %j: it would not be a file under config/instances/', (name) => {
+    const p = makeProject();
+    dirs.push(p.dir);
+    p.write('docs/index.md', '# Docs\n');
+    const r = cita(p, ['init', p.repo, '--name', name]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`--name ${JSON.stringify(name)}: an instance name is lowercase letters, digits`);
+    expect(fs.existsSync(path.resolve(p.dir, 'config/instances', `${name}.yaml`))).toBe(false);
+    expect(fs.readdirSync(path.join(p.dir, 'config/instances'))).toEqual(['demo.yaml']);
   });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, findRoot, loadConfig } from '../../pipeline/config/load.ts';
+import { INSTANCE_NAME, INSTANCE_NAME_RULE } from '../../pipeline/config/schema.ts';
 import { proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { provisionModel } from '../../pipeline/embedding/provision.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
@@ -98,7 +99,11 @@ export function buildCli(): Command {
       if (!fs.existsSync(checkout) || !fs.statSync(checkout).isDirectory()) throw new UserError(`${checkout} is not a directory`);
       const root = findRoot();
       const survey = surveyCheckout(checkout);
-      if (opts.name) survey.name = opts.name;
+      if (opts.name !== undefined) {
+        // The name becomes config/instances/<name>.yaml: `../../x` would write outside config/.
+        if (!INSTANCE_NAME.test(opts.name)) throw new UserError(`--name ${JSON.stringify(opts.name)}: an instance name is ${INSTANCE_NAME_RULE}`);
+        survey.name = opts.name;
+      }
       const file = path.join(root, 'config/instances', `${survey.name}.yaml`);
       if (fs.existsSync(file) && !opts.force) throw new UserError(`${file} exists; pass --force to overwrite it`);
       const rel = path.relative(root, path.resolve(checkout));

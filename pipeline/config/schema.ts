@@ -5,6 +5,10 @@ import { z } from 'zod';
  * Parsing and validation only; resolving paths and building objects happens in resolve.ts.
  */
 
+/** An instance name: also a file name under config/instances/, so no `/` and no leading dot. */
+export const INSTANCE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+export const INSTANCE_NAME_RULE = 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit';
+
 const patterns = z.array(z.string().min(1));
 
 const fileSource = z
@@ -61,7 +65,7 @@ const elasticsearchStore = z
 
 export const configSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, ".", "_" or "-"'),
+    name: z.string().regex(INSTANCE_NAME, INSTANCE_NAME_RULE),
     repository: z
       .object({
         /** Local checkout, relative to the project root or absolute. */
