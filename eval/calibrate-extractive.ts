@@ -7,6 +7,7 @@
  *
  *   node --import tsx eval/calibrate-extractive.ts <instance> [--split dev] [--dataset name]… [--set k=v]…
  */
+import { parseArgs } from 'node:util';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { parseMarkers } from '../pipeline/answer/citations.ts';
@@ -23,21 +24,23 @@ interface Row {
   meaning: Awaited<ReturnType<ExtractiveGenerator['meaningFor']>>;
 }
 
-function parseArgs(argv: string[]) {
-  const out = { instance: '', split: undefined as 'dev' | 'test' | undefined, datasets: [] as string[], sets: [] as string[] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--split') out.split = argv[++i] as 'dev' | 'test';
-    else if (a === '--dataset') out.datasets.push(argv[++i]!);
-    else if (a === '--set') out.sets.push(argv[++i]!);
-    else out.instance = a;
-  }
-  if (!out.instance) throw new Error('usage: calibrate-extractive.ts <instance> [--split dev|test] [--dataset name]… [--set k=v]…');
-  return out;
+function parseArguments() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      split: { type: 'string' },
+      dataset: { type: 'string', multiple: true, default: [] },
+      set: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  const instance = positionals[0];
+  if (!instance) throw new Error('usage: calibrate-extractive.ts <instance> [--split dev|test] [--dataset name]… [--set k=v]…');
+  if (values.split !== undefined && values.split !== 'dev' && values.split !== 'test') throw new Error(`--split: expected dev or test, got ${JSON.stringify(values.split)}`);
+  return { instance, split: values.split, datasets: values.dataset, sets: values.set };
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArguments();
   const root = findRoot();
   const { targets, close } = await openTargets([{ label: 'calibration', instance: args.instance, overlays: [], overrides: args.sets }], root, (m) => process.stderr.write(`${m}\n`));
   try {

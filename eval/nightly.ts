@@ -70,7 +70,7 @@ async function main(): Promise<number> {
     instance,
     a: { overlays: [], overrides: values.set },
     datasets: values.dataset,
-    ...(values.split === 'dev' || values.split === 'test' ? { split: values.split } : {}),
+    ...(values.split ? { split: values.split as 'dev' | 'test' } : {}),
     limit,
     argv: ['npm', 'run', 'nightly', '--', ...process.argv.slice(2)],
     log: (m) => process.stderr.write(`${m}\n`),

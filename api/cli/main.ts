@@ -8,7 +8,7 @@ import { provisionModel } from '../../pipeline/embedding/provision.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
-import { searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
+import { questionAlpha, searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
@@ -187,10 +187,10 @@ export function buildCli(): Command {
         await checkModel(store, embedder, config.name);
         // A query in another language than the corpus is searched as `cita ask` searches it.
         const { language } = detectLanguage(query);
-        const translation = language !== config.languages.corpus ? await translateQuestion(config, query, language) : undefined;
+        const crossLingual = language !== config.languages.corpus;
+        const translation = crossLingual ? await translateQuestion(config, query, language) : undefined;
         const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives).question;
-        const alpha = opts.alpha ?? (translation ? (config.retrieval.crossLingual.alpha ?? config.retrieval.hybrid.alpha) : config.retrieval.hybrid.alpha);
-        const hybrid = { ...config.retrieval.hybrid, alpha };
+        const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, opts.alpha) };
         const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid, plan);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ query, ...(translation ? { translation } : {}), alpha: hybrid.alpha, results }, null, 2)}\n`);

@@ -286,6 +286,7 @@ export function languageGapTable(report: Report, run: RunReport): Table {
     align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
     rows: (run.languageGap ?? []).map((g) => {
       const m = metricInfo(report, g.metric);
+      const worse = g.diff < 0 === (m.direction === 'higher');
       const row: TableRow = {
         cells: [
           m.label,
@@ -296,10 +297,10 @@ export function languageGapTable(report: Report, run: RunReport): Table {
           formatDiff(g.diff, g.low, g.high, m.unit),
           formatP(g.p),
           formatP(g.pHolm),
-          g.verdict === 'gap' ? (g.diff < 0 === (m.direction === 'higher') ? '▼ es worse' : '▲ es better') : '–',
+          g.verdict === 'gap' ? (worse ? '▼ es worse' : '▲ es better') : '–',
         ],
       };
-      if (g.verdict === 'gap') row.mark = g.diff < 0 === (m.direction === 'higher') ? 'worse' : 'better';
+      if (g.verdict === 'gap') row.mark = worse ? 'worse' : 'better';
       return row;
     }),
   };

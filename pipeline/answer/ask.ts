@@ -5,7 +5,7 @@ import { fuse, type FusionResult } from '../retrieval/fusion/index.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { searchCollection } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
-import { meanVector, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
+import { meanVector, questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
@@ -128,9 +128,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const used = available.map(([c]) => (hop && c !== 'issues' ? plan.hop! : plan.question));
   const distinctTexts = [...new Set(used.flatMap((p) => p.dense))];
   const embedded = new Map<string, Float32Array>();
-  // An explicit alpha (A/B, `cita search --alpha`) wins; else a cross-lingual question may have its own.
-  const alphaOf = (p: QueryPlan) =>
-    options.alpha ?? (crossLingual && p === plan.question ? (config.retrieval.crossLingual.alpha ?? hybrid.alpha) : hybrid.alpha);
+  // The second hop searches with the issue's text, in the corpus language already.
+  const alphaOf = (p: QueryPlan) => questionAlpha(config.retrieval, crossLingual && p === plan.question, options.alpha);
   if (used.some((p) => alphaOf(p) > 0)) {
     await time('embed', async () => {
       const vs = await embedder.embedQueries(distinctTexts);

@@ -37,6 +37,14 @@ export async function translateQuestion(config: Pick<CitaConfig, 'languages' | '
   }
 }
 
+/**
+ * The dense weight for searching with the question: an explicit one (A/B, `--alpha`) wins; a
+ * question in another language than the corpus may have its own (`retrieval.crossLingual.alpha`).
+ */
+export function questionAlpha(retrieval: CitaConfig['retrieval'], crossLingual: boolean, explicit?: number): number {
+  return explicit ?? (crossLingual ? (retrieval.crossLingual.alpha ?? retrieval.hybrid.alpha) : retrieval.hybrid.alpha);
+}
+
 /** What one retrieval searches with: BM25 over a text, and the dense side over the mean of the texts' vectors. */
 export interface QueryPlan {
   bm25: string;

@@ -505,8 +505,6 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const terms = contentTerms(context.translation ?? question);
   const shape = answerShape(question, context);
   const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars);
-  const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight);
-  const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined);
 
   if (shape !== 'quote') {
     const parts: string[] = [];
@@ -530,6 +528,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
     const unknown = unknownNames(question, context);
     if (unknown.length) return { ...base, text: NOT_MENTIONED[language](unknown.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
+  const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight);
+  const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined);
   const chosen = selectQuotes(pool, opts);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
   const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
@@ -565,14 +565,13 @@ function cosine(a: Float32Array, b: Float32Array): number {
 /** Cosine of the question and each text, with the multilingual model (passage vectors cached by text in `cache`). */
 export async function sentenceSimilarities(embedder: Embedder, question: string, texts: string[], cache = new Map<string, Float32Array>()): Promise<number[]> {
   const key = (t: string) => `${embedder.id}\u0000${t}`;
-  const sentenceVectors = cache;
-  const missing = [...new Set(texts.filter((t) => !sentenceVectors.has(key(t))))];
+  const missing = [...new Set(texts.filter((t) => !cache.has(key(t))))];
   const [[q], vectors] = await Promise.all([embedder.embedQueries([question]), missing.length ? embedder.embedPassages(missing) : Promise.resolve([])]);
   missing.forEach((t, i) => {
-    sentenceVectors.set(key(t), vectors[i]!);
-    if (sentenceVectors.size > SENTENCE_CACHE) sentenceVectors.delete(sentenceVectors.keys().next().value!);
+    cache.set(key(t), vectors[i]!);
+    if (cache.size > SENTENCE_CACHE) cache.delete(cache.keys().next().value!);
   });
-  return texts.map((t) => cosine(q!, sentenceVectors.get(key(t))!));
+  return texts.map((t) => cosine(q!, cache.get(key(t))!));
 }
 
 /** The default generator: quotes the context, offline and deterministic. */
