@@ -10,6 +10,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { Sessions } from '../pipeline/session.ts';
 import { isClientError } from './graphql/errors.ts';
 import { queryLimits } from './graphql/limits.ts';
+import { knownOperationTypes } from './graphql/operations.ts';
 import type { ApiContext } from './graphql/resolvers.ts';
 import { citaSchema } from './graphql/schema.ts';
 import { Jobs } from './jobs.ts';
@@ -98,7 +99,7 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
 
   const apollo = new ApolloServer<ApiContext>({
     schema: await citaSchema(),
-    validationRules: [queryLimits()],
+    validationRules: [knownOperationTypes, queryLimits()],
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
     // cita's drain owns shutdown (`close` below): Apollo's own SIGINT/SIGTERM handler stops Apollo and

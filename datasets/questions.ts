@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { UserError } from '../pipeline/errors.ts';
 import { CODE_FORMATS } from '../pipeline/sources/classify.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { codeQaRecord, loadJsonl, localizationRecord } from './shared.ts';
@@ -104,7 +105,7 @@ function fromCodeQa(r: z.infer<typeof codeQaRecord>): EvalRecord {
 /** Loads and validates one dataset; errors name the file, the line and the field. */
 export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
   const file = path.resolve(root, spec.path);
-  if (!fs.existsSync(file)) throw new Error(`dataset ${spec.name}: ${file} does not exist`);
+  if (!fs.existsSync(file)) throw new UserError(`dataset ${spec.name}: ${file} does not exist`);
   const bytes = fs.readFileSync(file);
   let records: EvalRecord[];
   switch (spec.format) {
@@ -118,10 +119,10 @@ export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
       records = loadJsonl(file, codeQaRecord).map(fromCodeQa);
       break;
   }
-  if (records.length === 0) throw new Error(`dataset ${spec.name}: ${file} holds no records`);
+  if (records.length === 0) throw new UserError(`dataset ${spec.name}: ${file} holds no records`);
   const seen = new Set<string>();
   for (const r of records) {
-    if (seen.has(r.id)) throw new Error(`dataset ${spec.name}: ${file}: id "${r.id}" appears twice`);
+    if (seen.has(r.id)) throw new UserError(`dataset ${spec.name}: ${file}: id "${r.id}" appears twice`);
     seen.add(r.id);
   }
   return {
@@ -134,13 +135,13 @@ export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
 
 /** Every configured dataset; question ids must be unique across them (A/B pairs questions by id). */
 export function loadDatasets(specs: DatasetSpec[], root: string): LoadedDataset[] {
-  if (specs.length === 0) throw new Error('no evaluation datasets: add eval.datasets to the instance config (see datasets/README.md)');
+  if (specs.length === 0) throw new UserError('no evaluation datasets: add eval.datasets to the instance config (see datasets/README.md)');
   const sets = specs.map((s) => loadDataset(s, root));
   const owner = new Map<string, string>();
   for (const d of sets)
     for (const q of d.questions) {
       const other = owner.get(q.id);
-      if (other) throw new Error(`question id "${q.id}" is in both ${other} and ${d.name}`);
+      if (other) throw new UserError(`question id "${q.id}" is in both ${other} and ${d.name}`);
       owner.set(q.id, d.name);
     }
   return sets;

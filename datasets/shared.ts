@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { z } from 'zod';
+import { UserError } from '../pipeline/errors.ts';
 
 /**
  * Loaders for the evaluation data in ../shared/datasets (see its README). Each record is validated
@@ -46,6 +47,6 @@ export function loadJsonl<T>(file: string, schema: z.ZodType<T>): T[] {
     if (r.success) out.push(r.data);
     else errors.push(...r.error.issues.map((iss) => `${file}:${i + 1}: ${iss.path.join('.') || '(record)'}: ${iss.message}`));
   });
-  if (errors.length) throw new Error(`invalid dataset records:\n  ${errors.slice(0, 10).join('\n  ')}`);
+  if (errors.length) throw new UserError(`invalid dataset records:\n  ${errors.slice(0, 10).join('\n  ')}`);
   return out;
 }

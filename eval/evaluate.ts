@@ -1,5 +1,6 @@
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
+import { UserError } from '../pipeline/errors.ts';
 import type { StatsOptions } from './aggregate.ts';
 import { compareRuns } from './compare.ts';
 import { commandLine, gitState } from './meta.ts';
@@ -32,14 +33,14 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
   const { config } = loadConfig(instance, { root, overlays: options.a.overlays, overrides: options.a.overrides });
   const datasets = loadDatasets(config.eval.datasets, root).filter((d) => !options.datasets?.length || options.datasets.includes(d.name));
   if (options.datasets?.length && datasets.length === 0)
-    throw new Error(`no dataset named ${options.datasets.join(', ')} (configured: ${config.eval.datasets.map((d) => d.name).join(', ')})`);
+    throw new UserError(`no dataset named ${options.datasets.join(', ')} (configured: ${config.eval.datasets.map((d) => d.name).join(', ')})`);
   const questions: EvalQuestion[] = datasets.flatMap((d) =>
     d.questions
       .filter((q) => !options.langs?.length || options.langs.includes(q.lang))
       .filter((q) => !options.split || !q.split || q.split === options.split)
       .slice(0, options.limit ?? Infinity),
   );
-  if (questions.length === 0) throw new Error('no questions selected');
+  if (questions.length === 0) throw new UserError('no questions selected');
   const stats: StatsOptions = { seed: config.eval.seed, bootstrap: config.eval.bootstrap, permutations: config.eval.permutations };
 
   const specs: TargetSpec[] = [{ label: options.b ? 'A' : instance, instance, overlays: options.a.overlays, overrides: options.a.overrides }];

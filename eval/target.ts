@@ -4,6 +4,7 @@ import { createGenerator } from '../pipeline/answer/generators/index.ts';
 import type { Generator } from '../pipeline/answer/types.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
+import { UserError } from '../pipeline/errors.ts';
 import { hasIndex, openEmbedder, openStore, resolvePaths, type InstancePaths } from '../pipeline/instance.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Embedder } from '../pipeline/types.ts';
@@ -54,7 +55,7 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
     for (const spec of specs) {
       const { config, file } = loadConfig(spec.instance, { root, overlays: spec.overlays, overrides: spec.overrides });
       const paths = resolvePaths(config, root);
-      if (!(await hasIndex(config, paths))) throw new Error(`${spec.label}: instance "${config.name}" has no index at ${paths.store}: run \`cita index ${config.name}\` with the same settings`);
+      if (!(await hasIndex(config, paths))) throw new UserError(`${spec.label}: instance "${config.name}" has no index at ${paths.store}: run \`cita index ${config.name}\` with the same settings`);
       const embedKey = JSON.stringify(config.embedding);
       let model = embedders.get(embedKey);
       if (!model) {
@@ -72,7 +73,7 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
       }
       const meta = await store.meta();
       if (meta.model && meta.model !== embedder.id)
-        throw new Error(`${spec.label}: the index at ${paths.store} was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
+        throw new UserError(`${spec.label}: the index at ${paths.store} was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
       const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log });
       let judge: Judge | null;
       try {

@@ -106,6 +106,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig('pytest', { root, overrides: ['retrieval.hybrid.alpha=2'] })).toThrow(/retrieval\.hybrid\.alpha/);
     expect(() => applyOverrides({}, ['no-equals-sign'])).toThrow(/key\.path=value/);
   });
+
+  it('refuses overrides whose value is not YAML or whose key path reaches object internals, as config errors', () => {
+    expect(() => applyOverrides({}, ['fusion.method=[1, 2'])).toThrow(ConfigError);
+    expect(() => applyOverrides({}, ['fusion.method=[1, 2'])).toThrow(/"fusion\.method=\[1, 2": the value is not valid YAML/);
+    for (const key of ['__proto__.polluted', 'a.constructor.prototype.x', 'fusion..method']) expect(() => applyOverrides({}, [`${key}=1`])).toThrow(ConfigError);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe('store.kind: elasticsearch', () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDataset, loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
+import { UserError } from '../pipeline/errors.ts';
 import { buildContext } from '../pipeline/answer/context.ts';
 import type { Context, VerifiedAnswer } from '../pipeline/answer/types.ts';
 import type { Chunk } from '../pipeline/types.ts';
@@ -288,6 +289,8 @@ describe('datasets', () => {
     fs.writeFileSync(path.join(dir, 'd.jsonl'), `${JSON.stringify(good)}\n`);
     expect(() => loadDatasets([{ name: 'c', path: 'c.jsonl', format: 'cita' }, { name: 'd', path: 'd.jsonl', format: 'cita' }], dir)).toThrow(/"x" is in both c and d/);
     expect(() => loadDatasets([], dir)).toThrow(/eval\.datasets/);
+    // A user's mistake, printed as one line (no stack under CITA_DEBUG): found by bench/fuzz.ts.
+    expect(() => loadDatasets([], dir)).toThrow(UserError);
     // An unanswerable question has no gold, and says so; a gold file on one is a contradiction.
     const none = { id: 'u', lang: 'es', kind: 'unanswerable', question: '¿?', pair: 'u', split: 'test', gold: { files: [], source: 'docs', answerable: false } };
     fs.writeFileSync(path.join(dir, 'e.jsonl'), `${JSON.stringify(none)}\n`);

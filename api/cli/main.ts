@@ -13,12 +13,10 @@ import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
+import { UserError } from '../../pipeline/errors.ts';
 import { registerEval } from './eval.ts';
 import { collect } from './options.ts';
 import { progressReporter } from './progress.ts';
-
-/** A failure the user can act on: printed as one message, exit code 1 (2 for usage). */
-class UserError extends Error {}
 
 function positiveInt(v: string): number {
   const n = Number(v);

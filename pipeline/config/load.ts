@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML, { isMap, isScalar, isSeq, LineCounter, type Document as YamlDocument } from 'yaml';
 import type { z } from 'zod';
+import { UserError } from '../errors.ts';
 import { configSchema, type CitaConfig } from './schema.ts';
 
 /** A config problem a user can act on: the file, the line, the YAML path, the value and what is allowed. */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   constructor(
     message: string,
     readonly file?: string,
@@ -65,7 +66,15 @@ export function applyOverrides(config: unknown, overrides: string[]): unknown {
     const eq = o.indexOf('=');
     if (eq <= 0) throw new ConfigError(`override "${o}": expected key.path=value (e.g. retrieval.hybrid.alpha=0.3)`);
     const keys = o.slice(0, eq).trim().split('.');
-    let patch: unknown = YAML.parse(o.slice(eq + 1));
+    // An empty segment is a typo; the object-model names would reach prototypes in the merge.
+    const bad = keys.find((k) => k === '' || k === '__proto__' || k === 'constructor' || k === 'prototype');
+    if (bad !== undefined) throw new ConfigError(`override "${o}": ${bad ? `"${bad}" is not a config key` : 'a key path has no empty parts'} (e.g. retrieval.hybrid.alpha=0.3)`);
+    let patch: unknown;
+    try {
+      patch = YAML.parse(o.slice(eq + 1));
+    } catch (err) {
+      throw new ConfigError(`override "${o}": the value is not valid YAML: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+    }
     for (const k of keys.reverse()) patch = { [k]: patch };
     out = deepMerge(out, patch);
   }
