@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import type { Collection, Document } from '../types.ts';
-import { codeFormat, CODE_FORMATS, decodeUtf8, docFormat, skipReason, type SkipReason } from './classify.ts';
+import { codeFormat, CODE_FORMATS, decodeUtf8, docFormat, skipBeforeReading, skipReason, type SkipReason } from './classify.ts';
 
 /**
  * The docs and code sources: walks a checkout, matching with gitignore semantics (the `ignore`
@@ -146,6 +146,11 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
       }
       let bytes: Buffer;
       try {
+        const early = skipBeforeReading(rel, fs.statSync(abs).size, options.maxFileBytes);
+        if (early) {
+          scan.skipped.push({ path: rel, ...early });
+          continue;
+        }
         bytes = (options.readFile ?? fs.readFileSync)(abs);
       } catch (err) {
         scan.skipped.push({ path: rel, reason: 'unreadable', detail: (err as NodeJS.ErrnoException).code ?? String(err) });
