@@ -124,6 +124,14 @@ describe('scanFiles', () => {
     expect(scan.skipped).toEqual([{ path: 'huge.md', reason: 'oversized', detail: `${3 * 1024 ** 3} bytes > maxFileBytes 1000000` }]);
   });
 
+  it('stops with a clear error past sources.maxFiles files, counting files no source takes too', () => {
+    const dir = tree({ 'a.md': '# A\n', 'b/c.bin': 'x', 'b/d.png': 'x', 'e.py': 'x = 1\n' });
+    expect(() => scanFiles(dir, options({ maxFiles: 3 }))).toThrow(
+      `repository.path ${dir}: more than 3 files seen, so the scan stopped (sources.maxFiles); point repository.path at a repository checkout, exclude large folders (sources.exclude) or raise sources.maxFiles`,
+    );
+    expect(scanFiles(dir, options({ maxFiles: 4 })).documents).toHaveLength(2);
+  });
+
   it('skips an unreadable file with its error code and indexes the rest', () => {
     const dir = tree({ 'a.py': 'x = 1\n', 'locked.py': 'y = 2\n' });
     const readFile = (abs: string) => {

@@ -21,6 +21,8 @@ export interface WalkOptions {
   exclude: string[];
   respectGitignore: boolean;
   maxFileBytes: number;
+  /** The walk stops with an error past this many files, included or not (default: no limit). */
+  maxFiles?: number;
   /** Reads a file's bytes; injected in tests (as root, permissions cannot make a file unreadable). */
   readFile?: (abs: string) => Buffer;
 }
@@ -106,6 +108,8 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
   const code = options.code ? new PatternSet(options.code) : undefined;
   const global = new PatternSet({ include: [], exclude: options.exclude });
   const scan: FileScan = { documents: [], skipped: [], unmatched: 0 };
+  const maxFiles = options.maxFiles ?? Infinity;
+  let files = 0;
 
   const walk = (absDir: string, relDir: string, levels: GitignoreLevel[]): void => {
     const own = options.respectGitignore ? readGitignore(absDir, relDir) : undefined;
@@ -127,6 +131,12 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
         if (global.excludesDir(rel)) continue;
         walk(abs, rel, here);
         continue;
+      }
+      if (++files > maxFiles) {
+        throw new Error(
+          `repository.path ${checkout}: more than ${maxFiles} files seen, so the scan stopped (sources.maxFiles); ` +
+            'point repository.path at a repository checkout, exclude large folders (sources.exclude) or raise sources.maxFiles',
+        );
       }
       if (!entry.isFile()) continue; // symlinks and devices: a checkout's own files only
       const target = collectionFor(rel, docs, code);
