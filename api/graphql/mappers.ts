@@ -72,7 +72,10 @@ export function searchHits(config: CitaConfig, results: Partial<Record<Collectio
   );
 }
 
-export function indexJob(j: Job): IndexJob {
+const JOB_ERROR_HIDDEN = 'the index job failed; its error is shown to callers with the API key, and in the server log';
+
+/** `detail`: the caller has the API key, so it may read the job's error (which can name server paths). */
+export function indexJob(j: Job, detail: boolean): IndexJob {
   const s = j.summary;
   return {
     id: j.id,
@@ -85,7 +88,7 @@ export function indexJob(j: Job): IndexJob {
     total: j.total,
     startedAt: j.startedAt,
     finishedAt: j.finishedAt,
-    error: j.error,
+    error: j.error === undefined ? undefined : detail ? j.error : JOB_ERROR_HIDDEN,
     result: s && {
       chunks: s.chunks,
       ...s.plan,
