@@ -73,7 +73,8 @@ export class Jobs {
 
   private async run(job: Job): Promise<void> {
     try {
-      const s = await this.sessions.get(job.instance);
+      // The model only: a damaged index must not stop the rebuild that replaces it.
+      const s = await this.sessions.load(job.instance);
       job.summary = await indexInstance({
         config: s.config,
         paths: s.paths,

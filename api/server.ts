@@ -8,6 +8,7 @@ import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { Sessions } from '../pipeline/session.ts';
+import { isLoopback } from './addresses.ts';
 import { isClientError } from './graphql/errors.ts';
 import { queryLimits } from './graphql/limits.ts';
 import { knownOperationTypes } from './graphql/operations.ts';
@@ -205,6 +206,12 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  if (!o.keyForQueries && !isLoopback(address.address)) {
+    log(
+      `cita: warning: listening on ${host}, which other machines can reach, and queries need no API key: anyone who can connect ` +
+        'can ask questions and read the indexed sources. Pass --require-key (with CITA_API_KEY), or bind 127.0.0.1.',
+    );
+  }
 
   let closed: Promise<void> | undefined;
   const close = () =>

@@ -55,6 +55,7 @@ export function scanSources(config: CitaConfig, paths: InstancePaths): FileScan 
     exclude: config.sources.exclude,
     respectGitignore: config.sources.respectGitignore,
     maxFileBytes: config.sources.maxFileBytes,
+    maxFiles: config.sources.maxFiles,
   });
 }
 

@@ -5,7 +5,7 @@ import type { Generator } from './answer/types.ts';
 import { findRoot, listInstances, loadConfig } from './config/load.ts';
 import type { CitaConfig } from './config/schema.ts';
 import { hasIndex, openEmbedder, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
-import type { Store } from './store/store.ts';
+import { IndexDamagedError, type Store } from './store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
 
 /**
@@ -17,6 +17,16 @@ import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
 export class InstanceNotFoundError extends Error {}
 /** The instance is configured but has no usable index (never indexed, or built with another model). */
 export class IndexNotReadyError extends Error {}
+/** The index exists but cannot be read (damaged, or written by another cita): a rebuild replaces it. */
+export class IndexNeedsRebuildError extends Error {
+  constructor(
+    readonly instance: string,
+    cause: IndexDamagedError,
+  ) {
+    // The store's reason, not its message: clients learn what is wrong and what to do, not where the file is.
+    super(`the index of "${instance}" cannot be used: ${cause.reason}; rebuild it with \`cita index ${instance} --rebuild\` or the reindex mutation with rebuild: true`, { cause });
+  }
+}
 
 export interface Session {
   name: string;
@@ -29,13 +39,6 @@ export interface Session {
   /** The index file's inode when `store` was opened: a rebuild swaps the file, and the store is reopened. */
   storeIno?: number;
 }
-
-/**
- * Stores replaced by a rebuild. They are never closed: requests in flight may still read them, and
- * closing the last connection to a swapped-out SQLite file would checkpoint and delete the WAL by
- * name, which now belongs to the new index. One connection per rebuild, freed at exit.
- */
-const retired: Store[] = [];
 
 export interface IndexStatus {
   name: string;
@@ -118,8 +121,8 @@ export class Sessions {
     return { config, paths: resolvePaths(config, this.root) };
   }
 
-  /** The instance with its embedder and generator loaded (once); the store when an index exists. */
-  async get(name: string): Promise<Session> {
+  /** The instance with its embedder and generator loaded (once), without opening its store (an index job needs no reader). */
+  async load(name: string): Promise<Session> {
     let p = this.open.get(name);
     if (!p) {
       const { config, paths } = this.configOf(name);
@@ -131,7 +134,12 @@ export class Sessions {
       this.open.set(name, p);
       p.catch(() => this.open.delete(name));
     }
-    const s = await p;
+    return p;
+  }
+
+  /** The loaded instance with its store, (re)opened when an index exists or was swapped. */
+  async get(name: string): Promise<Session> {
+    const s = await this.load(name);
     // One (re)open at a time per instance: concurrent requests wait for it instead of opening twice.
     let pending = this.storeOpening.get(name);
     if (!pending) {
@@ -153,34 +161,78 @@ export class Sessions {
     const ino = (await hasIndex(s.config, s.paths)) ? fs.statSync(s.paths.store).ino : undefined;
     if (ino !== undefined && ino !== s.storeIno) {
       // First open, or the index was rebuilt and swapped in (`cita index --rebuild`, reindex with rebuild):
-      // new requests read the new file; requests in flight finish on the old one (see `retired`).
+      // new requests read the new file; requests in flight finish on the old one, closed after them.
       const store = await openStore(s.config, s.paths, s.embedder.dims);
-      if (s.store) retired.push(s.store);
+      const old = s.store;
       s.store = store;
       s.storeIno = ino;
+      if (old) await this.retire(old);
     }
   }
 
-  /** A session that can answer: indexed, with the model the config uses. */
-  async ready(name: string): Promise<Session & { store: Store }> {
+  /** Requests reading each store now; a store swapped out is closed when its count falls to zero. */
+  private readonly readers = new Map<Store, number>();
+  private readonly retired = new Set<Store>();
+
+  /** Counts a reader of `store` (call it in the same tick the store is taken from the session); returns its release. */
+  private acquire(store: Store): () => Promise<void> {
+    this.readers.set(store, (this.readers.get(store) ?? 0) + 1);
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      const n = (this.readers.get(store) ?? 1) - 1;
+      if (n > 0) {
+        this.readers.set(store, n);
+        return;
+      }
+      this.readers.delete(store);
+      if (this.retired.delete(store)) await store.close();
+    };
+  }
+
+  /**
+   * Closes a store that a swap replaced, at once or after its last reader. Safe for the new index:
+   * SQLite sees that the path now names another file, so closing neither checkpoints into it nor
+   * deletes its WAL (checked by a test). Before, swapped-out stores were never closed: one deleted
+   * index file stayed open per rebuild.
+   */
+  private async retire(store: Store): Promise<void> {
+    if (this.readers.has(store)) this.retired.add(store);
+    else await store.close();
+  }
+
+  /**
+   * Runs `fn` on a session that can answer (indexed, with the model the config uses). The store it
+   * gets stays open until `fn` settles, even if a rebuild swaps the index meanwhile.
+   */
+  async use<T>(name: string, fn: (s: Session & { store: Store }) => Promise<T>): Promise<T> {
     const { config, paths } = this.configOf(name);
     // Checked before the model loads (for SQLite a file test; a cluster is asked until the store is open).
     const loaded = await this.open.get(name)?.catch(() => undefined);
     if (!(config.store.kind === 'elasticsearch' && loaded?.store) && !(await hasIndex(config, paths))) {
       throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
     }
-    const s = await this.get(name);
-    const store = s.store;
-    if (!store) throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
-    const meta = await store.meta();
-    if (!meta.model || (await store.count()) === 0) throw new IndexNotReadyError(`instance "${name}" has an empty index: run \`cita index ${name}\``);
-    if (meta.model !== s.embedder.id) {
-      throw new IndexNotReadyError(`the index of "${name}" was built with ${meta.model} but the config uses ${s.embedder.id}: re-index it`);
+    let release: (() => Promise<void>) | undefined;
+    try {
+      const s = await this.get(name);
+      const store = s.store;
+      if (!store) throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
+      release = this.acquire(store);
+      const meta = await store.meta();
+      if (!meta.model || (await store.count()) === 0) throw new IndexNotReadyError(`instance "${name}" has an empty index: run \`cita index ${name}\``);
+      if (meta.model !== s.embedder.id) {
+        throw new IndexNotReadyError(`the index of "${name}" was built with ${meta.model} but the config uses ${s.embedder.id}: re-index it`);
+      }
+      return await fn({ ...s, store });
+    } catch (err) {
+      throw err instanceof IndexDamagedError ? new IndexNeedsRebuildError(name, err) : err;
+    } finally {
+      await release?.();
     }
-    return { ...s, store };
   }
 
-  /** What `ask` needs, from a ready session. */
+  /** What `ask` needs, from a ready session (see `use`). */
   static askDeps(s: Session & { store: Store }): AskDeps {
     return { config: s.config, store: s.store, embedder: s.embedder, generator: s.generator, checkout: s.paths.checkout };
   }
@@ -192,12 +244,17 @@ export class Sessions {
     const chunks = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
     if (!(await hasIndex(config, paths))) return { ...base, indexed: false, chunks };
     const meta = await readMeta(config, paths);
+    // A loaded session reads its own store (reopened first if the index was swapped), counted as a reader.
     const session = await this.open.get(name)?.catch(() => undefined);
-    const store = session?.store ?? (await openStore(config, paths, Number(meta.dims ?? 384)));
+    if (session) await this.get(name);
+    const shared = session?.store;
+    const release = shared && this.acquire(shared);
+    const store = shared ?? (await openStore(config, paths, Number(meta.dims ?? 384)));
     try {
       for (const c of COLLECTIONS) chunks[c] = await store.count(c);
     } finally {
-      if (store !== session?.store) await store.close();
+      if (release) await release();
+      else await store.close();
     }
     return { ...base, indexed: Boolean(meta.model), model: meta.model, lastIndexed: meta.indexedAt, chunks };
   }
@@ -211,5 +268,7 @@ export class Sessions {
       await s.store?.close();
       await s.embedder.close();
     }
+    for (const store of this.retired) await store.close();
+    this.retired.clear();
   }
 }

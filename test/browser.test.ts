@@ -102,6 +102,40 @@ describe.skipIf(!present && !inCi)('web page in chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('links only http(s) URLs: a javascript: URL in an answer is shown as text, never as a link', async () => {
+    const page = await context.newPage();
+    const citation = { marker: 1, collection: 'issues', path: '#7', startLine: 1, endLine: 2, headings: null, symbol: null, issue: 7, snippet: 'Widgets flicker.', verified: true };
+    const ask = {
+      language: 'en',
+      answer: { text: 'Widgets flicker on resize [1].', generator: 'extractive', noAnswer: false, unsupported: [], citations: [{ ...citation, url: 'javascript:alert(document.domain)' }] },
+      route: { top: 'issues', language: 'en', reasons: ['issue reference'], weights: [{ collection: 'issues', weight: 1 }], issueLookups: [7], symbolLookups: [] },
+      fusionMethod: 'proportional',
+      slots: [{ collection: 'issues', slots: 1, fit: 1 }],
+      blocks: [{ marker: 1, title: 'Issue #7', text: 'Widgets flicker.', cut: null, citation: { collection: 'issues', path: '#7', startLine: 1, endLine: 2, issue: 7, url: ' JavaScript:alert(1)' }, scores: { bm25: null, dense: null, fused: 1, via: 'lookup' } }],
+      timings: [],
+    };
+    // The server never sends such a URL (tested in server-faults): the page must not trust that.
+    await page.route(`${s.url}/graphql`, (route) =>
+      /\bask\(/.test(route.request().postData() ?? '') ? route.fulfill({ json: { data: { ask } } }) : route.continue(),
+    );
+    await page.goto(s.url);
+    await expect.poll(() => page.locator('#instance option').count()).toBe(2);
+    await page.getByLabel(/Question/).fill('What is issue #7 about?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('#result').waitFor({ state: 'visible' });
+    expect(await page.locator('#citations').textContent()).toContain('javascript:alert(document.domain)');
+    await page.locator('#blocks button.cite').first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+    expect(await dialog.locator('#citation-link').isHidden()).toBe(true);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.locator('#answer button.marker').first().click();
+    await dialog.waitFor({ state: 'visible' });
+    expect(await dialog.locator('#citation-link').isHidden()).toBe(true);
+    const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    expect(hrefs.filter((h) => !/^https?:/i.test(h ?? ''))).toEqual([]);
+  });
+
   it('shows an error the user can act on', async () => {
     const page = await context.newPage();
     await page.goto(s.url);

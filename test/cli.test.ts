@@ -163,6 +163,41 @@ describe('bad input: clear message, non-zero exit, nothing corrupted', () => {
   });
 });
 
+describe('--dry-run writes nothing', () => {
+  let p: TestProject;
+  beforeAll(() => {
+    p = makeProject();
+    // The hashing embedder: no model files, so nothing but the index could create a folder.
+    p.setInstance(`name: demo\nrepository:\n  path: repo\nembedding:\n  provider: hashing\n`);
+    p.write('docs/guide.md', GUIDE);
+    p.write('src/config.py', CONFIG_PY);
+  });
+  afterAll(() => p.cleanup());
+
+  it('plans a fresh instance without creating the index, its folder or the vector cache', () => {
+    const r = cita(p, ['index', 'demo', '--dry-run', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const s = summary(r.stdout);
+    expect(s.dryRun).toBe(true);
+    expect(s.plan.added).toBe(s.chunks);
+    expect(s.plan).toMatchObject({ removed: 0, fromCache: 0, embedded: s.chunks });
+    expect(fs.existsSync(path.join(p.dir, '.cita'))).toBe(false);
+  });
+
+  it('plans against an existing index and cache without changing them', () => {
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+    const dir = path.join(p.dir, '.cita/demo');
+    const before = fs.readdirSync(dir).sort();
+    const bytes = fs.readFileSync(path.join(dir, 'index.sqlite'));
+    p.write('src/dry.py', 'def dry_run_only():\n    pass\n');
+    const s = summary(cita(p, ['index', 'demo', '--dry-run', '--json']).stdout);
+    expect(s.plan).toMatchObject({ added: 1, removed: 0, fromCache: 0, embedded: 1 });
+    expect(fs.readdirSync(dir).sort()).toEqual(before);
+    expect(fs.readFileSync(path.join(dir, 'index.sqlite')).equals(bytes)).toBe(true);
+  });
+});
+
 describe('kill -9 during indexing', () => {
   let p: TestProject;
   beforeAll(() => {

@@ -96,6 +96,17 @@ describe('loadConfig', () => {
     expect(errorOf(() => loadConfig('demo', { root: dir })).message).toContain('must match the file name');
   });
 
+  it('refuses the filesystem root as repository.path, naming the file and line (also through a symlink or an override)', () => {
+    const dir = project('name: demo\nrepository:\n  github: acme/widgets\n  path: /\n');
+    const err = errorOf(() => loadConfig('demo', { root: dir }));
+    expect(err.message).toBe(`${path.join(dir, 'config/instances/demo.yaml')}:4: repository.path: "/" is the filesystem root, not a repository checkout; point it at the checkout's folder`);
+    expect(err.line).toBe(4);
+    fs.symlinkSync('/', path.join(dir, 'everything'));
+    fs.writeFileSync(path.join(dir, 'config/instances/demo.yaml'), 'name: demo\nrepository:\n  path: everything\n');
+    expect(errorOf(() => loadConfig('demo', { root: dir })).message).toMatch(/demo\.yaml:3: repository\.path: "everything" is the filesystem root/);
+    expect(errorOf(() => loadConfig('pytest', { root, overrides: ['repository.path=/'] })).message).toMatch(/repository\.path: "\/" is the filesystem root/);
+  });
+
   it('applies --set overrides last, with YAML types', () => {
     const { config } = loadConfig('pytest', { root, overrides: ['retrieval.hybrid.alpha=0.25', 'embedding.provider=hashing'] });
     expect(config.retrieval.hybrid.alpha).toBe(0.25);

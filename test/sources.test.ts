@@ -102,6 +102,36 @@ describe('scanFiles', () => {
     });
   });
 
+  it('skips an oversized file by its size, without reading it', () => {
+    const dir = tree({ 'big.py': 'x = 1\n'.repeat(100), 'ok.py': 'y = 2\n' });
+    const read: string[] = [];
+    const readFile = (abs: string) => {
+      read.push(path.basename(abs));
+      return fs.readFileSync(abs);
+    };
+    const scan = scanFiles(dir, options({ maxFileBytes: 200, readFile }));
+    expect(scan.documents.map((d) => d.path)).toEqual(['ok.py']);
+    expect(scan.skipped).toEqual([{ path: 'big.py', reason: 'oversized', detail: '600 bytes > maxFileBytes 200' }]);
+    expect(read).toEqual(['ok.py']);
+  });
+
+  it('skips a 3 GB file as oversized (a sparse file: reading it whole would fail)', () => {
+    const dir = tree({ 'ok.md': '# Ok\n' });
+    fs.closeSync(fs.openSync(path.join(dir, 'huge.md'), 'w'));
+    fs.truncateSync(path.join(dir, 'huge.md'), 3 * 1024 ** 3);
+    const scan = scanFiles(dir, options());
+    expect(scan.documents.map((d) => d.path)).toEqual(['ok.md']);
+    expect(scan.skipped).toEqual([{ path: 'huge.md', reason: 'oversized', detail: `${3 * 1024 ** 3} bytes > maxFileBytes 1000000` }]);
+  });
+
+  it('stops with a clear error past sources.maxFiles files, counting files no source takes too', () => {
+    const dir = tree({ 'a.md': '# A\n', 'b/c.bin': 'x', 'b/d.png': 'x', 'e.py': 'x = 1\n' });
+    expect(() => scanFiles(dir, options({ maxFiles: 3 }))).toThrow(
+      `repository.path ${dir}: more than 3 files seen, so the scan stopped (sources.maxFiles); point repository.path at a repository checkout, exclude large folders (sources.exclude) or raise sources.maxFiles`,
+    );
+    expect(scanFiles(dir, options({ maxFiles: 4 })).documents).toHaveLength(2);
+  });
+
   it('skips an unreadable file with its error code and indexes the rest', () => {
     const dir = tree({ 'a.py': 'x = 1\n', 'locked.py': 'y = 2\n' });
     const readFile = (abs: string) => {

@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rebuildFile, replaceIndex } from '../pipeline/instance.ts';
 import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite.ts';
+import { IndexDamagedError } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
 import { root } from './support/paths.ts';
 
@@ -26,6 +28,15 @@ function rawConnection(file: string): Database.Database {
   const db = new Database(file);
   sqliteVec.load(db);
   return db;
+}
+
+function errorOf(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error');
 }
 
 function integrity(file: string): string[] {
@@ -104,6 +115,54 @@ describe('SqliteStore (file)', () => {
     const text = tempFile();
     writeFileSync(text, 'this is a text file, not a database\n'.repeat(100));
     expect(() => SqliteStore.open(text, { dims: CONTRACT_DIMS })).toThrow(/not an SQLite database.*--rebuild/);
+  });
+
+  it('reports a damaged index as IndexDamagedError: a reason without the path, and the rebuild', async () => {
+    const text = tempFile();
+    writeFileSync(text, 'this is a text file, not a database\n'.repeat(100));
+    const notDb = errorOf(() => SqliteStore.open(text, { dims: CONTRACT_DIMS, instance: 'demo' }));
+    expect(notDb).toBeInstanceOf(IndexDamagedError);
+    expect((notDb as IndexDamagedError).reason).toBe('not an SQLite database');
+
+    // A damaged page that only a query reads: the root page of the docs full-text index.
+    const file = tempFile();
+    const store = SqliteStore.open(file, { dims: CONTRACT_DIMS, instance: 'demo' });
+    await store.upsert(initial());
+    await store.close();
+    const db = rawConnection(file);
+    const { rootpage } = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'fts_docs_data'`).get() as { rootpage: number };
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+    const damaged = SqliteStore.open(file, { dims: CONTRACT_DIMS, instance: 'demo' });
+    const err = await damaged.bm25('docs', 'cache', 5).catch((e: unknown) => e);
+    await damaged.close();
+    expect(err).toBeInstanceOf(IndexDamagedError);
+    expect((err as IndexDamagedError).reason).toBe('the file is damaged (database disk image is malformed)');
+    expect((err as Error).message).toBe(`${file}: the file is damaged (database disk image is malformed); re-index with \`cita index demo --rebuild\``);
+  });
+
+  it('closing a store whose file a rebuild replaced leaves the new index and its WAL alone', async () => {
+    const file = tempFile();
+    const paths = { root: path.dirname(file), checkout: '', store: file, vectorCache: '', models: '' };
+    const old = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await old.upsert(initial());
+    const rebuilt = SqliteStore.open(rebuildFile(paths), { dims: CONTRACT_DIMS });
+    await rebuilt.upsert([makeChunk('fresh', 'docs', 'the rebuilt index')]);
+    await rebuilt.close();
+    replaceIndex(paths, rebuildFile(paths));
+    const current = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await current.upsert([makeChunk('in-wal', 'docs', 'written after the swap, still in the WAL')]);
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    await old.close(); // the last connection to the swapped-out file
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    const reader = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    expect((await reader.ids()).sort()).toEqual(['fresh', 'in-wal']);
+    await reader.close();
+    await current.close();
+    expect(integrity(file)).toEqual(['ok']);
   });
 
   it('a reader in a transaction keeps its snapshot while a writer applies', async () => {

@@ -1,37 +1,49 @@
 import { GraphQLError } from 'graphql';
 import { ConfigError } from '../../pipeline/config/load.ts';
-import { IndexNotReadyError, InstanceNotFoundError } from '../../pipeline/session.ts';
+import { IndexNeedsRebuildError, IndexNotReadyError, InstanceNotFoundError } from '../../pipeline/session.ts';
 import { JobAlreadyRunningError } from '../jobs.ts';
 
 /**
  * Errors clients can act on carry a code; anything else reaches the client as INTERNAL_SERVER_ERROR
- * with a generic message (the server logs the detail). No stack traces leave the server.
+ * with a generic message (the server logs the detail). No stack traces leave the server, and no
+ * server-side detail (file paths, config values) reaches a caller without the API key.
  */
 
-export const CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'INDEX_NOT_READY', 'UNAUTHENTICATED', 'CONFLICT'] as const;
+export const CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'INDEX_NOT_READY', 'INDEX_DAMAGED', 'UNAUTHENTICATED', 'CONFLICT'] as const;
 export type ErrorCode = (typeof CODES)[number];
 
-const STATUS: Record<ErrorCode, number> = { BAD_USER_INPUT: 400, NOT_FOUND: 404, INDEX_NOT_READY: 409, UNAUTHENTICATED: 401, CONFLICT: 409 };
+/** INDEX_DAMAGED is 503: the server cannot answer for that instance until its operator rebuilds the index. */
+const STATUS: Record<ErrorCode, number> = { BAD_USER_INPUT: 400, NOT_FOUND: 404, INDEX_NOT_READY: 409, INDEX_DAMAGED: 503, UNAUTHENTICATED: 401, CONFLICT: 409 };
+
+/** Who is asking: details of server-side failures are for callers with the API key. */
+export interface Caller {
+  authenticated: boolean;
+}
+
+const CONFIG_DETAILS_HIDDEN =
+  'the config of this instance is invalid; the file, line and value are shown to callers with the API key, and by any cita command for this instance on the server';
 
 export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra, http: { status: STATUS[code] } } });
 }
 
 /** Pipeline failures with a meaning for clients, as coded errors; others are rethrown (and masked). */
-export function toApiError(err: unknown): unknown {
+export function toApiError(err: unknown, caller: Caller): unknown {
   if (err instanceof GraphQLError) return err;
   if (err instanceof InstanceNotFoundError) return apiError('NOT_FOUND', err.message);
   if (err instanceof IndexNotReadyError) return apiError('INDEX_NOT_READY', err.message);
+  if (err instanceof IndexNeedsRebuildError) return apiError('INDEX_DAMAGED', err.message);
   if (err instanceof JobAlreadyRunningError) return apiError('CONFLICT', err.message, { jobId: err.job.id });
-  if (err instanceof ConfigError) return apiError('INDEX_NOT_READY', `the config of this instance is invalid: ${err.message}`);
+  // A config error names the file by its absolute path and quotes values: for key holders only.
+  if (err instanceof ConfigError) return apiError('INDEX_NOT_READY', caller.authenticated ? `the config of this instance is invalid: ${err.message}` : CONFIG_DETAILS_HIDDEN);
   return err;
 }
 
-export async function coded<T>(fn: () => Promise<T> | T): Promise<T> {
+export async function coded<T>(caller: Caller, fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw toApiError(err);
+    throw toApiError(err, caller);
   }
 }
 

@@ -3,12 +3,13 @@ import { permalinkFor } from '../../pipeline/answer/citations.ts';
 import type { CitaConfig } from '../../pipeline/config/schema.ts';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type SearchHit as PipelineHit } from '../../pipeline/types.ts';
 import type { Job } from '../jobs.ts';
+import { linkable } from './links.ts';
 import { JobState, type AskResult, type IndexJob, type Location, type SearchHit } from './types.ts';
 
 /** Pipeline results → GraphQL shapes; no logic beyond renaming and flattening. */
 
 export function location(config: CitaConfig, collection: Collection, c: Citation): Location {
-  const url = c.url ?? permalinkFor(config.repository.github, config.repository.ref, c.path, c.startLine, c.endLine);
+  const url = linkable(c.url ?? permalinkFor(config.repository.github, config.repository.ref, c.path, c.startLine, c.endLine));
   return { collection, ...c, url };
 }
 
@@ -28,7 +29,7 @@ export function askResult(config: CitaConfig, r: PipelineAsk): AskResult {
       language: r.answer.language,
       generator: r.answer.generator,
       noAnswer: Boolean(r.answer.noAnswer),
-      citations: r.answer.citations.map((c) => ({ ...c, url: c.url ?? permalinkFor(config.repository.github, config.repository.ref, c.path, c.startLine, c.endLine) })),
+      citations: r.answer.citations.map((c) => ({ ...c, url: linkable(c.url ?? permalinkFor(config.repository.github, config.repository.ref, c.path, c.startLine, c.endLine)) })),
       invalid: r.answer.invalid,
       unsupported: r.answer.unsupported,
     },
@@ -72,7 +73,10 @@ export function searchHits(config: CitaConfig, results: Partial<Record<Collectio
   );
 }
 
-export function indexJob(j: Job): IndexJob {
+const JOB_ERROR_HIDDEN = 'the index job failed; its error is shown to callers with the API key, and in the server log';
+
+/** `detail`: the caller has the API key, so it may read the job's error (which can name server paths). */
+export function indexJob(j: Job, detail: boolean): IndexJob {
   const s = j.summary;
   return {
     id: j.id,
@@ -85,7 +89,7 @@ export function indexJob(j: Job): IndexJob {
     total: j.total,
     startedAt: j.startedAt,
     finishedAt: j.finishedAt,
-    error: j.error,
+    error: j.error === undefined ? undefined : detail ? j.error : JOB_ERROR_HIDDEN,
     result: s && {
       chunks: s.chunks,
       ...s.plan,

@@ -38,7 +38,7 @@ function inRange(name: string, value: number | undefined, min: number, max: numb
 export class CitaResolver {
   @Query(() => [Instance], { description: 'Configured repositories and their index status.' })
   instances(@Ctx() ctx: ApiContext): Promise<Instance[]> {
-    return coded(() =>
+    return coded(ctx, () =>
       Promise.all(
         ctx.sessions.names().map(async (name) => {
           const s = await ctx.sessions.status(name).catch(() => undefined);
@@ -54,7 +54,7 @@ export class CitaResolver {
             lastIndexed: s?.lastIndexed,
             chunks,
             totalChunks: chunks.reduce((a, c) => a + c.chunks, 0),
-            job: job && indexJob(job),
+            job: job && indexJob(job, ctx.authenticated),
           };
         }),
       ),
@@ -68,21 +68,22 @@ export class CitaResolver {
     @Arg('question', () => String) question: string,
     @Arg('options', () => AskOptionsInput, { nullable: true }) options?: AskOptionsInput,
   ): Promise<AskResult> {
-    return coded(async () => {
+    return coded(ctx, async () => {
       const q = text('question', question, LIMITS.questionChars);
       inRange('options.alpha', options?.alpha, 0, 1);
       inRange('options.chunks', options?.chunks, 1, LIMITS.chunks);
       if (options?.fusion != null && !['proportional', 'rrf'].includes(options.fusion)) {
         throw apiError('BAD_USER_INPUT', `options.fusion is "${options.fusion}"; allowed: proportional, rrf`, { argument: 'options.fusion' });
       }
-      const s = await ctx.sessions.ready(instance);
-      const result = await ask(Sessions.askDeps(s), q, {
-        fusion: options?.fusion != null ? { method: options.fusion as 'proportional' | 'rrf' } : undefined,
-        alpha: options?.alpha ?? undefined,
-        budget: options?.chunks != null ? { chunks: options.chunks } : undefined,
-        retrieveOnly: options?.retrieveOnly ?? false,
+      return ctx.sessions.use(instance, async (s) => {
+        const result = await ask(Sessions.askDeps(s), q, {
+          fusion: options?.fusion != null ? { method: options.fusion as 'proportional' | 'rrf' } : undefined,
+          alpha: options?.alpha ?? undefined,
+          budget: options?.chunks != null ? { chunks: options.chunks } : undefined,
+          retrieveOnly: options?.retrieveOnly ?? false,
+        });
+        return askResult(s.config, result);
       });
-      return askResult(s.config, result);
     });
   }
 
@@ -95,23 +96,24 @@ export class CitaResolver {
     @Arg('k', () => Int, { nullable: true, defaultValue: 10, description: 'hits per collection, 1 to 50' }) k?: number,
     @Arg('alpha', () => Float, { nullable: true, description: 'dense weight in [0, 1]' }) alpha?: number,
   ): Promise<SearchResult> {
-    return coded(async () => {
+    return coded(ctx, async () => {
       const q = text('query', query, LIMITS.questionChars);
       inRange('k', k, 1, LIMITS.k);
       inRange('alpha', alpha, 0, 1);
-      const s = await ctx.sessions.ready(instance);
-      const hybrid = { ...s.config.retrieval.hybrid, ...(alpha != null ? { alpha } : {}) };
-      const results = await searchCollections(s.store, s.embedder, q, sources?.length ? sources : COLLECTIONS, k ?? 10, hybrid);
-      return { query: q, alpha: hybrid.alpha, hits: searchHits(s.config, results) };
+      return ctx.sessions.use(instance, async (s) => {
+        const hybrid = { ...s.config.retrieval.hybrid, ...(alpha != null ? { alpha } : {}) };
+        const results = await searchCollections(s.store, s.embedder, q, sources?.length ? sources : COLLECTIONS, k ?? 10, hybrid);
+        return { query: q, alpha: hybrid.alpha, hits: searchHits(s.config, results) };
+      });
     });
   }
 
   @Query(() => IndexJob, { description: 'Progress and result of an index job.' })
   indexJob(@Ctx() ctx: ApiContext, @Arg('id', () => ID) id: string): Promise<IndexJob> {
-    return coded(() => {
+    return coded(ctx, () => {
       const job = ctx.jobs.get(id);
       if (!job) throw apiError('NOT_FOUND', `no index job ${id}`);
-      return indexJob(job);
+      return indexJob(job, ctx.authenticated);
     });
   }
 
@@ -125,12 +127,12 @@ export class CitaResolver {
     @Arg('rebuild', () => Boolean, { nullable: true, defaultValue: false, description: 'build a fresh index beside the old one (every collection, cached vectors reused), then swap it in' })
     rebuild?: boolean,
   ): Promise<IndexJob> {
-    return coded(async () => {
+    return coded(ctx, async () => {
       if (!ctx.authenticated) {
         throw apiError('UNAUTHENTICATED', ctx.keyConfigured ? 'mutations need the API key (Authorization: Bearer <key>)' : 'mutations are disabled: the server has no API key (set CITA_API_KEY)');
       }
       if (rebuild && sources?.length) throw apiError('BAD_USER_INPUT', 'a rebuild re-indexes every collection: leave sources out', { argument: 'sources' });
-      return indexJob(await ctx.jobs.start(instance, sources ?? [], rebuild ?? false));
+      return indexJob(await ctx.jobs.start(instance, sources ?? [], rebuild ?? false), true);
     });
   }
 }

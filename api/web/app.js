@@ -41,6 +41,16 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Only http(s) URLs become links; the API sends no others, and the page does not trust that either. */
+function httpUrl(url) {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'https:' || protocol === 'http:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const where = (c) => (c.issue != null ? `${c.path}` : `${c.path}:${c.startLine}-${c.endLine}`);
 const fmt = (v) => (v === null || v === undefined ? '–' : v !== 0 && Math.abs(v) < 0.001 ? v.toExponential(1) : v.toFixed(3));
 
@@ -76,10 +86,14 @@ function openCitation(c) {
   $('citation-where').textContent = [c.collection, c.headings?.join(' › '), c.symbol, c.verified === false ? 'not verified' : 'verified'].filter(Boolean).join(' · ');
   $('citation-snippet').textContent = c.snippet ?? c.text ?? '';
   const link = $('citation-link');
-  if (c.url) {
-    link.href = c.url;
+  const url = httpUrl(c.url);
+  if (url) {
+    link.href = url;
     link.hidden = false;
-  } else link.hidden = true;
+  } else {
+    link.removeAttribute('href');
+    link.hidden = true;
+  }
   $('citation').showModal();
 }
 
@@ -138,7 +152,7 @@ function render(r) {
             el('button', { type: 'button', class: 'cite', onclick: () => openCitation(c) }, where(c)),
             c.headings?.length ? ` — ${c.headings.join(' › ')}` : c.symbol ? ` — ${c.symbol}` : '',
             ' ',
-            c.url ? el('a', { href: c.url, target: '_blank', rel: 'noopener noreferrer' }, 'GitHub') : '',
+            httpUrl(c.url) ? el('a', { href: c.url, target: '_blank', rel: 'noopener noreferrer' }, 'GitHub') : c.url ? el('span', { class: 'muted' }, c.url) : '',
           ),
         )
       : [el('li', { class: 'muted' }, 'no citations')]),

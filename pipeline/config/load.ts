@@ -168,16 +168,21 @@ export function loadConfig(instance: string, options: LoadOptions): LoadedConfig
   const layered = overlays.reduce<unknown>((acc, o) => deepMerge(acc, o.value), deepMerge(defaults?.value ?? {}, inst.value));
   const merged = applyOverrides(layered, [...envOverrides, ...(options.overrides ?? [])]);
 
+  /** The file (overlay, instance or defaults) and line a key's value comes from. */
+  const locate = (keys: (string | number)[]) => {
+    const overlay = [...overlays].reverse().find((o) => o.doc.hasIn(keys));
+    const inInstance = inst.doc.hasIn(keys) || !defaults?.doc.hasIn(keys);
+    const where = overlay ?? (inInstance ? inst : defaults!);
+    const line = lineOf(where, keys);
+    return { file: where.file, line, loc: `${where.file}${line ? `:${line}` : ''}` };
+  };
+
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const messages = result.error.issues.slice(0, 5).map((issue) => {
       const p = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
       const keys = p.filter((k): k is string | number => typeof k !== 'symbol');
-      const overlay = [...overlays].reverse().find((o) => o.doc.hasIn(keys));
-      const inInstance = inst.doc.hasIn(keys) || !defaults?.doc.hasIn(keys);
-      const where = overlay ?? (inInstance ? inst : defaults!);
-      const line = lineOf(where, keys);
-      const loc = `${where.file}${line ? `:${line}` : ''}`;
+      const { loc } = locate(keys);
       const what =
         issue.code === 'unrecognized_keys'
           ? `unknown key "${issue.keys.join('", "')}"`
@@ -192,7 +197,31 @@ export function loadConfig(instance: string, options: LoadOptions): LoadedConfig
   if (ownName !== path.basename(file).replace(/\.ya?ml$/, '') && !instance.endsWith('.yaml')) {
     throw new ConfigError(`${file}: name "${String(ownName)}" must match the file name "${instance}"`, file);
   }
+  const checkout = result.data.repository.path;
+  if (isFilesystemRoot(path.resolve(options.root, checkout))) {
+    const at = locate(['repository', 'path']);
+    throw new ConfigError(
+      `${at.loc}: repository.path: ${JSON.stringify(checkout)} is the filesystem root, not a repository checkout; point it at the checkout's folder`,
+      at.file,
+      at.line,
+      'repository.path',
+    );
+  }
   return { config: result.data, file, root: options.root };
+}
+
+/**
+ * Whether a path is (or links to) a filesystem root: never a checkout, and walking it would scan the
+ * whole machine. Other wrong folders (a home directory) are stopped by `sources.maxFiles`.
+ */
+function isFilesystemRoot(p: string): boolean {
+  let real = p;
+  try {
+    real = fs.realpathSync(p);
+  } catch {
+    // Not there (yet): the scan says so when it runs.
+  }
+  return path.parse(real).root === real;
 }
 
 /** The project root: $CITA_ROOT, else the nearest ancestor of `from` with config/instances, else `from`. */

@@ -89,6 +89,8 @@ export const configSchema = z
         respectGitignore: z.boolean().default(true),
         /** Larger files are skipped (and counted) rather than indexed. */
         maxFileBytes: z.number().int().positive().default(1_000_000),
+        /** The scan stops with an error past this many files (of any kind): repository.path is then not a checkout. */
+        maxFiles: z.number().int().positive().default(200_000),
       })
       .strict(),
     embedding: z

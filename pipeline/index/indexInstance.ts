@@ -1,5 +1,6 @@
 import type { CitaConfig } from '../config/schema.ts';
 import {
+  hasIndex,
   openRebuild,
   openStore,
   openVectorCache,
@@ -8,9 +9,12 @@ import {
   type InstancePaths,
 } from '../instance.ts';
 import type { FileScan } from '../sources/files.ts';
+import { SqliteStore } from '../store/sqlite.ts';
+import type { Store } from '../store/store.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder } from '../types.ts';
 import { runIndex, type IndexProgress, type IndexSummary } from './indexer.ts';
 import { gatherIssueChunks } from './issueChunks.ts';
+import { VectorCache } from './vectorCache.ts';
 
 /**
  * One index run of an instance, as `cita index` and the API's `reindex` both do it: scan, gather the
@@ -47,8 +51,9 @@ export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSumma
   if (rebuild && selected.size !== COLLECTIONS.length) throw new Error('a rebuild re-indexes every collection; do not select sources');
   // A rebuild writes a fresh index (a file beside the old one, or new Elasticsearch generations) and swaps it in at the end.
   const target = rebuild ? await openRebuild(config, paths, embedder.dims) : undefined;
-  const store = target?.store ?? (await openStore(config, paths, embedder.dims));
-  const cache = openVectorCache(paths);
+  const store = target?.store ?? (o.dryRun ? await storeToPlanAgainst(config, paths, embedder.dims) : await openStore(config, paths, embedder.dims));
+  // A dry run creates nothing: not the index, not its folder, not the vector cache.
+  const cache = o.dryRun ? VectorCache.openForReading(paths.vectorCache) : openVectorCache(paths);
   let complete = false;
   try {
     const chunking = { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow };
@@ -88,4 +93,10 @@ export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSumma
     // Best effort: the error that stopped the run is the one to report; the live index is intact either way.
     else await target.discard().catch(() => undefined);
   }
+}
+
+/** The index a dry run plans against: the existing one, or an empty one in memory (nothing created on disk or on a cluster). */
+async function storeToPlanAgainst(config: CitaConfig, paths: InstancePaths, dims: number): Promise<Store> {
+  if (await hasIndex(config, paths)) return openStore(config, paths, dims);
+  return SqliteStore.open(':memory:', { dims, instance: config.name });
 }

@@ -18,10 +18,24 @@ export class VectorCache {
     this.putStmt = db.prepare('INSERT OR REPLACE INTO vectors (model, hash, vector) VALUES (?, ?, ?)');
   }
 
+  /**
+   * For a dry run, which must create nothing: the existing cache (only read), or an empty one in
+   * memory when there is none yet. Not opened read-only: a read-only connection cannot remove the
+   * WAL side files it creates, a read-write one does on close.
+   */
+  static openForReading(file: string): VectorCache {
+    if (!fs.existsSync(file)) return VectorCache.create(new Database(':memory:'));
+    return new VectorCache(new Database(file, { fileMustExist: true }));
+  }
+
   static open(file: string): VectorCache {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
+    return VectorCache.create(db);
+  }
+
+  private static create(db: Database.Database): VectorCache {
     db.exec('CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash))');
     return new VectorCache(db);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import type { Collection, Document } from '../types.ts';
-import { codeFormat, CODE_FORMATS, decodeUtf8, docFormat, skipReason, type SkipReason } from './classify.ts';
+import { codeFormat, CODE_FORMATS, decodeUtf8, docFormat, skipBeforeReading, skipReason, type SkipReason } from './classify.ts';
 
 /**
  * The docs and code sources: walks a checkout, matching with gitignore semantics (the `ignore`
@@ -21,6 +21,8 @@ export interface WalkOptions {
   exclude: string[];
   respectGitignore: boolean;
   maxFileBytes: number;
+  /** The walk stops with an error past this many files, included or not (default: no limit). */
+  maxFiles?: number;
   /** Reads a file's bytes; injected in tests (as root, permissions cannot make a file unreadable). */
   readFile?: (abs: string) => Buffer;
 }
@@ -106,6 +108,8 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
   const code = options.code ? new PatternSet(options.code) : undefined;
   const global = new PatternSet({ include: [], exclude: options.exclude });
   const scan: FileScan = { documents: [], skipped: [], unmatched: 0 };
+  const maxFiles = options.maxFiles ?? Infinity;
+  let files = 0;
 
   const walk = (absDir: string, relDir: string, levels: GitignoreLevel[]): void => {
     const own = options.respectGitignore ? readGitignore(absDir, relDir) : undefined;
@@ -128,6 +132,12 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
         walk(abs, rel, here);
         continue;
       }
+      if (++files > maxFiles) {
+        throw new Error(
+          `repository.path ${checkout}: more than ${maxFiles} files seen, so the scan stopped (sources.maxFiles); ` +
+            'point repository.path at a repository checkout, exclude large folders (sources.exclude) or raise sources.maxFiles',
+        );
+      }
       if (!entry.isFile()) continue; // symlinks and devices: a checkout's own files only
       const target = collectionFor(rel, docs, code);
       if (!target) {
@@ -146,6 +156,11 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
       }
       let bytes: Buffer;
       try {
+        const early = skipBeforeReading(rel, fs.statSync(abs).size, options.maxFileBytes);
+        if (early) {
+          scan.skipped.push({ path: rel, ...early });
+          continue;
+        }
         bytes = (options.readFile ?? fs.readFileSync)(abs);
       } catch (err) {
         scan.skipped.push({ path: rel, reason: 'unreadable', detail: (err as NodeJS.ErrnoException).code ?? String(err) });

@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
-import type { ChangeSet, Store } from './store.ts';
+import { IndexDamagedError, type ChangeSet, type Store } from './store.ts';
 
 /** The client's constructor options (node, auth, tls, timeouts). */
 export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
@@ -495,18 +495,18 @@ export class ElasticsearchStore implements Store {
     const rebuild =
       `nothing was changed or deleted; \`cita index ${this.instance} --rebuild\` builds new indices with cita's mapping and swaps them in ` +
       `(the old ones are deleted only after the swap), or use another instance name or store.elasticsearch.prefix`;
+    const incompatible = (reason: string) => new IndexDamagedError(`${reason}; ${rebuild}`, reason);
     const version = mapping?._meta?.cita_schema;
     if (version !== ES_SCHEMA_VERSION) {
-      throw new Error(`Elasticsearch index ${index}: mapping has cita schema version ${String(version)}, this cita writes ${ES_SCHEMA_VERSION}; ${rebuild}`);
+      throw incompatible(`Elasticsearch index ${index}: mapping has cita schema version ${String(version)}, this cita writes ${ES_SCHEMA_VERSION}`);
     }
     if (!isChunks) return;
     for (const [field, expected] of Object.entries(expectedFields(this.dims))) {
       const actual = mapping?.properties?.[field];
       for (const [key, value] of Object.entries(expected)) {
         if (actual?.[key] !== value) {
-          throw new Error(
-            `Elasticsearch index ${index}: mapping conflict on field ${field}: ${key} is ${JSON.stringify(actual?.[key])}, ` +
-              `cita needs ${JSON.stringify(value)}; ${rebuild}`,
+          throw incompatible(
+            `Elasticsearch index ${index}: mapping conflict on field ${field}: ${key} is ${JSON.stringify(actual?.[key])}, cita needs ${JSON.stringify(value)}`,
           );
         }
       }

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
-import type { ChangeSet, Store } from './store.ts';
+import { IndexDamagedError, type ChangeSet, type Store } from './store.ts';
 
 /**
  * The embedded default store: one SQLite file per instance.
@@ -118,13 +118,15 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly file: string;
   readonly dims: number;
+  private readonly instance?: string;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<typeof prepareStatements>;
 
-  private constructor(db: Database.Database, file: string, dims: number) {
+  private constructor(db: Database.Database, file: string, dims: number, instance?: string) {
     this.db = db;
     this.file = file;
     this.dims = dims;
+    this.instance = instance;
     this.stmt = prepareStatements(db);
   }
 
@@ -137,7 +139,8 @@ export class SqliteStore implements Store {
     if (!Number.isInteger(dims) || dims <= 0) {
       throw new Error(`SqliteStore: dims must be a positive integer, got ${String(dims)}`);
     }
-    const rebuild = `re-index with \`cita index ${options.instance ?? '<instance>'} --rebuild\``;
+    const rebuild = rebuildAdvice(options.instance);
+    const damaged = (reason: string, advice = rebuild) => new IndexDamagedError(`${file}: ${reason}; ${advice}`, reason);
     const db = new Database(file);
     try {
       sqliteVec.load(db);
@@ -154,7 +157,7 @@ export class SqliteStore implements Store {
           if (version !== 0) return;
           const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number };
           if (tables.n > 0) {
-            throw new Error(`${file}: not a cita index (an SQLite file without a cita schema version); ${rebuild}`);
+            throw damaged('not a cita index (an SQLite file without a cita schema version)');
           }
           db.exec(schemaSql(dims));
           db.pragma(`user_version = ${SCHEMA_VERSION}`);
@@ -162,23 +165,18 @@ export class SqliteStore implements Store {
         }).immediate();
       }
       if (version !== SCHEMA_VERSION) {
-        throw new Error(
-          `${file}: index schema version ${version} is ${version > SCHEMA_VERSION ? 'newer than' : 'unknown to'} ` +
-            `this cita (which reads version ${SCHEMA_VERSION}); ${rebuild}`,
-        );
+        throw damaged(`index schema version ${version} is ${version > SCHEMA_VERSION ? 'newer than' : 'unknown to'} this cita (which reads version ${SCHEMA_VERSION})`);
       }
       const fileDims = vectorDims(db);
-      if (fileDims !== dims) {
-        throw new Error(`${file}: index holds ${fileDims}-dimension vectors but ${dims} were asked for; ${rebuild}`);
-      }
+      if (fileDims === undefined) throw damaged('index has no vector table (chunks_vec); the file is damaged');
+      if (fileDims !== dims) throw damaged(`index holds ${fileDims}-dimension vectors but ${dims} were asked for`);
     } catch (err) {
       db.close();
-      if (err instanceof Database.SqliteError && err.code === 'SQLITE_NOTADB') {
-        throw new Error(`${file}: not an SQLite database; move it away or ${rebuild}`, { cause: err });
-      }
+      if (err instanceof Database.SqliteError && err.code === 'SQLITE_NOTADB') throw damaged('not an SQLite database', `move it away or ${rebuild}`);
+      if (isCorruption(err)) throw damaged(`the file is damaged (${(err as Error).message})`);
       throw err;
     }
-    return new SqliteStore(db, file, dims);
+    return new SqliteStore(db, file, dims, options.instance);
   }
 
   async apply(changes: ChangeSet): Promise<void> {
@@ -270,7 +268,7 @@ export class SqliteStore implements Store {
     if (!fts) throw new Error(`SqliteStore: unknown collection ${JSON.stringify(collection)}; allowed: ${COLLECTIONS.join(', ')}`);
     const match = ftsQuery(query);
     if (match === '' || k <= 0) return [];
-    const rows = fts.bm25.all({ match, k }) as (ChunkRow & { score: number })[];
+    const rows = this.read(() => fts.bm25.all({ match, k }) as (ChunkRow & { score: number })[]);
     return rows.map((row) => ({ chunk: rowToChunk(row), score: row.score }));
   }
 
@@ -279,33 +277,32 @@ export class SqliteStore implements Store {
       throw new Error(`SqliteStore ${this.file}: query vector has ${vector.length} dimensions, the index ${this.dims}`);
     }
     if (k <= 0) return [];
-    const rows = this.stmt.knn.all({
-      vector: vectorBlob(vector),
-      k: Math.min(Math.floor(k), VEC_MAX_K),
-      collection,
-    }) as (ChunkRow & { distance: number })[];
+    const rows = this.read(
+      () =>
+        this.stmt.knn.all({
+          vector: vectorBlob(vector),
+          k: Math.min(Math.floor(k), VEC_MAX_K),
+          collection,
+        }) as (ChunkRow & { distance: number })[],
+    );
     return rows.map((row) => ({ chunk: rowToChunk(row), score: 1 - row.distance }));
   }
 
   /** Chunks in the order asked; unknown ids are skipped. */
   async get(ids: string[]): Promise<Chunk[]> {
     if (ids.length === 0) return [];
-    const rows = this.stmt.getMany.all(JSON.stringify(ids)) as ChunkRow[];
+    const rows = this.read(() => this.stmt.getMany.all(JSON.stringify(ids)) as ChunkRow[]);
     const byId = new Map(rows.map((r) => [r.id, rowToChunk(r)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async ids(collection?: Collection): Promise<string[]> {
-    const rows = (collection === undefined ? this.stmt.allIds.all() : this.stmt.idsOf.all(collection)) as {
-      id: string;
-    }[];
+    const rows = this.read(() => (collection === undefined ? this.stmt.allIds.all() : this.stmt.idsOf.all(collection)) as { id: string }[]);
     return rows.map((r) => r.id);
   }
 
   async count(collection?: Collection): Promise<number> {
-    const row = (collection === undefined ? this.stmt.countAll.get() : this.stmt.countOf.get(collection)) as {
-      n: number;
-    };
+    const row = this.read(() => (collection === undefined ? this.stmt.countAll.get() : this.stmt.countOf.get(collection)) as { n: number });
     return row.n;
   }
 
@@ -314,7 +311,7 @@ export class SqliteStore implements Store {
    * of lines; the issue chunker numbers lines within the body or comment, so lines alone would mix them.
    */
   async lookupIssue(n: number): Promise<Chunk[]> {
-    return (this.stmt.issue.all(n) as ChunkRow[]).map(rowToChunk);
+    return this.read(() => this.stmt.issue.all(n) as ChunkRow[]).map(rowToChunk);
   }
 
   /**
@@ -323,28 +320,45 @@ export class SqliteStore implements Store {
    */
   async lookupSymbol(name: string): Promise<Chunk[]> {
     if (name === '') return [];
-    const rows = this.stmt.symbol.all({ name, leaf: leafOf(name), suffix: `.${name}` }) as ChunkRow[];
+    const rows = this.read(() => this.stmt.symbol.all({ name, leaf: leafOf(name), suffix: `.${name}` }) as ChunkRow[]);
     return rows.map(rowToChunk);
   }
 
   async meta(): Promise<Record<string, string>> {
-    const rows = this.stmt.allMeta.all() as { key: string; value: string }[];
+    const rows = this.read(() => this.stmt.allMeta.all() as { key: string; value: string }[]);
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+
+  /** A read; damaged pages found on the way are reported as a damaged index, with the fix. */
+  private read<T>(query: () => T): T {
+    try {
+      return query();
+    } catch (err) {
+      if (!isCorruption(err)) throw err;
+      const reason = `the file is damaged (${(err as Error).message})`;
+      throw new IndexDamagedError(`${this.file}: ${reason}; ${rebuildAdvice(this.instance)}`, reason, { cause: err });
+    }
+  }
 }
 
 /** Reads the dimensions from the vec0 table's own definition, so they can never disagree with it. */
-function vectorDims(db: Database.Database): number {
+function vectorDims(db: Database.Database): number | undefined {
   const row = db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'`).get() as
     | { sql: string }
     | undefined;
   const dims = row && /float\[(\d+)\]/.exec(row.sql)?.[1];
-  if (!dims) throw new Error(`index has no vector table (chunks_vec); the file is damaged`);
-  return Number(dims);
+  return dims ? Number(dims) : undefined;
+}
+
+const rebuildAdvice = (instance?: string) => `re-index with \`cita index ${instance ?? '<instance>'} --rebuild\``;
+
+/** SQLite's own verdict that a file's pages are damaged (`database disk image is malformed`), on open or in a query. */
+function isCorruption(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code.startsWith('SQLITE_CORRUPT') || err.code === 'SQLITE_NOTADB');
 }
 
 function prepareStatements(db: Database.Database) {

@@ -1,5 +1,21 @@
 import type { Chunk, Collection, ScoredChunk, StoredChunk } from '../types.ts';
 
+/**
+ * The index exists but cannot be used as this cita's index: not a database, a damaged file, another
+ * schema version or other vector dimensions. Nothing was changed; `cita index <instance> --rebuild`
+ * replaces it. `reason` says what is wrong without saying where (no file path), for API clients.
+ */
+export class IndexDamagedError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'IndexDamagedError';
+  }
+}
+
 /** What one indexing run changes, applied atomically: readers see the old index or the new one, never a mix. */
 export interface ChangeSet {
   upsert: StoredChunk[];

@@ -29,7 +29,7 @@ export interface Served {
   url: string;
   child: ChildProcess;
   stderr: () => string;
-  /** SIGTERM, then the exit code. */
+  /** SIGTERM, then the exit code (once all its output is read). */
   stop(): Promise<number | null>;
 }
 
@@ -39,7 +39,8 @@ export async function serve(p: TestProject, args: string[] = [], env: NodeJS.Pro
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then stdout and stderr are read to the end (a test may check what was said).
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`cita serve did not start: ${stderr}`)), 60_000);
     child.stdout.on('data', (d) => {
