@@ -54,6 +54,15 @@ describe('cita init', () => {
     expect(config.sources.docs?.include).toEqual(['docs/**/*.md', 'docs/**/*.markdown', 'docs/**/*.rst', '/*.md', '/*.markdown', '/*.rst']);
   });
 
+  it('refuses the filesystem root and stops on a folder far larger than a checkout, with a message, before walking it whole', () => {
+    expect(() => surveyCheckout('/')).toThrow(/filesystem root, not a repository checkout/);
+    const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-init-big-'));
+    dirs.push(checkout);
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(checkout, `f${i}.py`), '');
+    expect(() => surveyCheckout(checkout, 20)).toThrow(/more than 20 files and folders/);
+    expect(surveyCheckout(checkout, 30).languages).toEqual({ python: 30 });
+  });
+
   it.each(['../../escaped', '../x', 'a/b', '.hidden', 'Upper'])('refuses --name %j: it would not be a file under config/instances/', (name) => {
     const p = makeProject();
     dirs.push(p.dir);

@@ -24,7 +24,7 @@ const OPTIONS: Record<string, string[]> = {
 };
 const ANY_OPTION = [...new Set(Object.values(OPTIONS).flat()), '--help', '-h', '--version', '-V', '--', '-', '--unknown', '-x', '--port', '--host'];
 const VALUES = ['docs', 'code', 'issues', 'all', '0', '1', '-1', '3.5', '1e400', 'NaN', '0x10', '99999999999', 'en', 'es', 'fr', 'dev', 'test', 'x', '', 'demo', 'config/instances/demo.yaml', 'nope.yaml', '../x', '.'];
-const CHECKOUTS = ['repo', '.', 'config', 'nope', '', 'repo/docs', '/nonexistent', '/proc/self', '../'];
+const CHECKOUTS = ['repo', '.', 'config', 'nope', '', 'repo/docs', '/nonexistent', '/proc/self', '../', '/'];
 
 function value(g: Gen): string {
   return g(() => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...VALUES) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 8 }) }));

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { UserError } from '../errors.ts';
 import { CODE_FORMATS, DOC_FORMATS } from '../sources/classify.ts';
+import { isFilesystemRoot } from './load.ts';
 
 /** What `cita init` found in a checkout, and the instance config it proposes. */
 export interface Survey {
@@ -37,11 +39,24 @@ function readGit(checkout: string): { github?: string; ref?: string } {
   return out;
 }
 
-export function surveyCheckout(checkout: string): Survey {
+/** Entries looked at before the survey gives up: a checkout is far smaller (the index scan has sources.maxFiles). */
+export const SURVEY_MAX_ENTRIES = 200_000;
+
+export function surveyCheckout(checkout: string, maxEntries = SURVEY_MAX_ENTRIES): Survey {
+  // A wrong folder (`cita init /`, a home directory) would otherwise be walked whole before a word.
+  if (isFilesystemRoot(checkout)) throw new UserError(`${checkout} is the filesystem root, not a repository checkout`);
   const languages: Record<string, number> = {};
   const docFolders = new Set<string>();
+  let seen = 0;
   const walk = (dir: string, rel: string, depth: number) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // an unreadable folder is not the repository's
+    }
+    for (const e of entries) {
+      if (++seen > maxEntries) throw new UserError(`${checkout}: more than ${maxEntries} files and folders, so this is not one repository checkout; point cita init at the repository's folder`);
       if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || e.name.startsWith('.')) continue;
         const r = rel ? `${rel}/${e.name}` : e.name;

@@ -214,7 +214,7 @@ export function loadConfig(instance: string, options: LoadOptions): LoadedConfig
  * Whether a path is (or links to) a filesystem root: never a checkout, and walking it would scan the
  * whole machine. Other wrong folders (a home directory) are stopped by `sources.maxFiles`.
  */
-function isFilesystemRoot(p: string): boolean {
+export function isFilesystemRoot(p: string): boolean {
   let real = p;
   try {
     real = fs.realpathSync(p);
