@@ -8,12 +8,11 @@
  *
  * The server is started as a child process (`cita serve --port 0`) so its memory is its own.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { percentile } from '../eval/metrics/percentile.ts';
 import { findRoot } from '../pipeline/config/load.ts';
+import { makeDemo, startServer } from './support/demo.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -26,7 +25,6 @@ const n = num('n', 200);
 const concurrency = num('concurrency', 8);
 const rounds = num('rounds', 3);
 const repoRoot = findRoot(path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
-const bin = path.join(repoRoot, 'bin/cita.mjs');
 
 const PYTEST_QUESTIONS = [
   'How do I skip a test on Windows?',
@@ -46,39 +44,6 @@ const DEMO_QUESTIONS = [
   'How do I install widgets?',
   '¿Cómo instalo widgets?',
 ];
-
-function makeDemo(): { root: string; instance: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-load-'));
-  const w = (rel: string, text: string) => {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  };
-  fs.mkdirSync(path.join(dir, 'config/instances'), { recursive: true });
-  fs.copyFileSync(path.join(repoRoot, 'config/defaults.yaml'), path.join(dir, 'config/defaults.yaml'));
-  w('repo/docs/guide.md', '# Guide\n\n## Skipping tests\n\nUse the skip marker to skip a test unconditionally. Use skipif with a condition to skip a test only on some platforms, for example on Windows.\n\n## Installing\n\nInstall the package with pip install widgets. Then run the widgets command from any folder.\n');
-  w('repo/src/loader.py', '"""Reading configuration files."""\nimport json\n\n\ndef parse_config(path):\n    """Read a JSON configuration file and return a dict of settings."""\n    with open(path) as fh:\n        return json.load(fh)\n');
-  w('issues.json', JSON.stringify([{ number: 42, title: 'parse_config crashes on an empty file', body: 'Calling parse_config on an empty JSON file raises a JSONDecodeError.', state: 'open', html_url: 'https://github.com/acme/widgets/issues/42', labels: [], user: { login: 'r' }, created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z' }]));
-  w('config/instances/demo.yaml', `name: demo\nrepository:\n  path: repo\n  github: acme/widgets\nsources:\n  issues:\n    kind: file\n    file: issues.json\nembedding:\n  dir: ${path.join(repoRoot, '.cita/models')}\n`);
-  const r = spawnSync(process.execPath, [bin, 'index', 'demo', '--json'], { env: { ...process.env, CITA_ROOT: dir }, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`indexing the demo project failed: ${r.stderr}`);
-  return { root: dir, instance: 'demo' };
-}
-
-async function startServer(root: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: { ...process.env, CITA_ROOT: root }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += String(d)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      const m = /serving on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`cita serve exited with ${code}: ${err}`)));
-  });
-  return { url, child };
-}
 
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -118,7 +83,7 @@ async function round(url: string, instance: string, questions: string[], total: 
   return { latencies, errors, seconds: (performance.now() - started) / 1000 };
 }
 
-const target = demo ? makeDemo() : { root: opt('root') ?? repoRoot, instance: opt('instance') ?? 'pytest' };
+const target = demo ? makeDemo(repoRoot) : { root: opt('root') ?? repoRoot, instance: opt('instance') ?? 'pytest' };
 const questionsFile = opt('questions');
 const questions = questionsFile
   ? fs.readFileSync(questionsFile, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
@@ -127,7 +92,7 @@ const questions = questionsFile
     : DEMO_QUESTIONS;
 
 const external = opt('url');
-const server = external ? { url: external, child: undefined } : await startServer(target.root);
+const server = external ? { url: external, child: undefined } : await startServer(target.root, repoRoot);
 const pid = server.child?.pid;
 try {
   const warm = await round(server.url, target.instance, questions, Math.max(questions.length, concurrency));
