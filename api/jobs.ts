@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexSummary } from '../pipeline/index/indexer.ts';
 import { indexInstance } from '../pipeline/index/indexInstance.ts';
-import type { Sessions } from '../pipeline/session.ts';
+import { asClient, type Sessions } from '../pipeline/session.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 
 /**
@@ -66,7 +66,8 @@ export class Jobs {
       promise: Promise.resolve(),
     };
     this.jobs.set(job.id, job);
-    job.promise = this.run(job);
+    // A job takes turns at the model as a client of its own, not as the one who started it.
+    job.promise = asClient(`index job ${job.id}`, () => this.run(job));
     for (const old of [...this.jobs.values()].slice(0, Math.max(0, this.jobs.size - KEEP))) if (old.state !== 'running') this.jobs.delete(old.id);
     return job;
   }

@@ -7,12 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { Sessions } from '../pipeline/session.ts';
+import { asClient, Sessions } from '../pipeline/session.ts';
 import { isLoopback } from './addresses.ts';
 import { isClientError } from './graphql/errors.ts';
-import { queryLimits } from './graphql/limits.ts';
+import { pricedByTokens, queryLimits } from './graphql/limits.ts';
 import { knownOperationTypes } from './graphql/operations.ts';
-import type { ApiContext } from './graphql/resolvers.ts';
+import { LIMITS, questionTokens, type ApiContext } from './graphql/resolvers.ts';
 import { citaSchema } from './graphql/schema.ts';
 import { Jobs } from './jobs.ts';
 
@@ -67,6 +67,17 @@ function keyMatches(req: http.IncomingMessage, key: string | undefined): boolean
   return typeof given === 'string' && timingSafeEqual(digest(given), digest(key));
 }
 
+/**
+ * Who a request comes from, for taking turns at the model: its remote address. Not the API key: there
+ * is one, shared by everyone who holds it, so it tells no client from another. Behind a reverse proxy
+ * every request has the proxy's address, and all its clients share one turn (forwarded headers are
+ * not trusted: any client can write them).
+ */
+export function clientOf(req: http.IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+}
+
 class BodyTooLarge extends Error {}
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -97,6 +108,14 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
   const sessions = new Sessions(o.root, log);
   const jobs = new Jobs(sessions, log);
   const cors = new Set(o.corsOrigins ?? []);
+  // The price of a question's text, for the cost check: what the resolver refuses (over 2,000
+  // characters or the window) costs a full window here, so its own error is the one the client sees.
+  const tokens = async (instance: string, text: string): Promise<number> => {
+    const s = await sessions.load(instance).catch(() => undefined);
+    const t = text.trim();
+    if (!s || !t) return 0;
+    return t.length > LIMITS.questionChars ? s.embedder.window : Math.min(questionTokens(s.embedder, t), s.embedder.window);
+  };
 
   const apollo = new ApolloServer<ApiContext>({
     schema: await citaSchema(),
@@ -106,7 +125,7 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
     // cita's drain owns shutdown (`close` below): Apollo's own SIGINT/SIGTERM handler stops Apollo and
     // re-sends the signal, which killed the process with requests in flight (off only under NODE_ENV=test).
     stopOnTerminationSignals: false,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    plugins: [ApolloServerPluginLandingPageDisabled(), pricedByTokens(tokens)],
     formatError: (formatted, error) => {
       const ext = formatted.extensions ?? {};
       const code = ext.limit ? 'BAD_USER_INPUT' : ext.code;
@@ -170,10 +189,12 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const request: HTTPGraphQLRequest = { method: (req.method ?? 'GET').toUpperCase(), headers, search: url.search, body };
-    const response = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: request,
-      context: async () => ({ sessions, jobs, authenticated, keyConfigured: Boolean(o.apiKey) }),
-    });
+    const response = await asClient(clientOf(req), () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: request,
+        context: async () => ({ sessions, jobs, authenticated, keyConfigured: Boolean(o.apiKey) }),
+      }),
+    );
     for (const [k, v] of response.headers) res.setHeader(k, v);
     res.statusCode = response.status ?? 200;
     if (response.body.kind === 'complete') {

@@ -14,14 +14,14 @@
  *
  * Exit code 1 if anything was found; the first --show cases of each kind are printed to replay.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
 import { findRoot } from '../pipeline/config/load.ts';
-import { makeDemoProject, type DemoProject } from './demoProject.ts';
+import { makeDemoProject, startServer, type DemoProject } from './support/demo.ts';
 import { cliCase, type CliCase } from './fuzz/cliCases.ts';
 import { httpCase, type HttpCase } from './fuzz/graphqlCases.ts';
 
@@ -58,22 +58,6 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
 
 // ---------------------------------------------------------------- GraphQL against `cita serve`
 
-async function startServer(project: DemoProject): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/cita.mjs'), 'serve', '--port', '0'], { env: { ...process.env, CITA_ROOT: project.root, CITA_API_KEY: 'fuzz-key' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += String(d)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      const m = /serving on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`cita serve exited with ${code}: ${err}`)));
-  });
-  return { url, child, stderr: () => err };
-}
-
 async function send(url: string, c: HttpCase): Promise<{ status: number; text: string; ms: number } | { hang: true; ms: number }> {
   const t = performance.now();
   try {
@@ -87,7 +71,7 @@ async function send(url: string, c: HttpCase): Promise<{ status: number; text: s
 }
 
 async function fuzzGraphql(project: DemoProject, t: Tally): Promise<void> {
-  const server = await startServer(project);
+  const server = await startServer(project.root, repoRoot, { CITA_API_KEY: 'fuzz-key' });
   let exited = false;
   server.child.on('exit', () => (exited = true));
   try {

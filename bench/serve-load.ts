@@ -8,12 +8,11 @@
  *
  * The server is started as a child process (`cita serve --port 0`) so its memory is its own.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { percentile } from '../eval/metrics/percentile.ts';
 import { findRoot } from '../pipeline/config/load.ts';
-import { makeDemoProject } from './demoProject.ts';
+import { makeDemoProject, startServer } from './support/demo.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -26,7 +25,6 @@ const n = num('n', 200);
 const concurrency = num('concurrency', 8);
 const rounds = num('rounds', 3);
 const repoRoot = findRoot(path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
-const bin = path.join(repoRoot, 'bin/cita.mjs');
 
 const PYTEST_QUESTIONS = [
   'How do I skip a test on Windows?',
@@ -46,22 +44,6 @@ const DEMO_QUESTIONS = [
   'How do I install widgets?',
   '¿Cómo instalo widgets?',
 ];
-
-async function startServer(root: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: { ...process.env, CITA_ROOT: root }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += String(d)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      const m = /serving on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`cita serve exited with ${code}: ${err}`)));
-  });
-  return { url, child };
-}
 
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -111,7 +93,7 @@ const questions = questionsFile
     : DEMO_QUESTIONS;
 
 const external = opt('url');
-const server = external ? { url: external, child: undefined } : await startServer(target.root);
+const server = external ? { url: external, child: undefined } : await startServer(target.root, repoRoot);
 const pid = server.child?.pid;
 try {
   const warm = await round(server.url, target.instance, questions, Math.max(questions.length, concurrency));

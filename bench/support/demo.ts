@@ -1,9 +1,10 @@
 /**
- * A throwaway cita project for benches and fuzzing: config/defaults.yaml from this repository and a
+ * A throwaway cita project for benches and fuzzing, and `cita serve` over it as a child process (its
+ * memory its own): config/defaults.yaml from this repository and a
  * `demo` instance over a tiny repository (one doc page, one Python file, one issue), indexed with
  * the real model. Not for tests (they have test/support/demoRepo.ts, which asserts with vitest).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,4 +57,27 @@ export function makeDemoProject(repoRoot: string, prefix = 'cita-demo-'): DemoPr
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/cita.mjs'), 'index', 'demo', '--json'], { env: { ...process.env, CITA_ROOT: root }, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`indexing the demo project failed: ${r.stderr}`);
   return { root, instance: 'demo', config, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface DemoServer {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+/** Starts `cita serve --port 0` over a project and resolves with the address it prints. */
+export async function startServer(root: string, repoRoot: string, env: NodeJS.ProcessEnv = {}): Promise<DemoServer> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/cita.mjs'), 'serve', '--port', '0'], { env: { ...process.env, ...env, CITA_ROOT: root }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += String(d)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += String(d);
+      const m = /serving on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`cita serve exited with ${code}: ${err}`)));
+  });
+  return { url, child, stderr: () => err };
 }
