@@ -5,7 +5,9 @@
  *
  *   crash   the server died or answered 5xx / INTERNAL_SERVER_ERROR; the CLI exited with a code other
  *           than 0/1/2 or an exception escaped main()
- *   hang    no answer within the deadline (2 s; 10 s for CLI runs that embed or evaluate)
+ *   hang    no answer within the deadline: 2 s; 10 s for a CLI run that runs the model (ask, search,
+ *           index, eval: the CLI, unlike the server, takes questions longer than the model window,
+ *           and one such question is seconds of embedding on a busy 2-core machine)
  *   stack   a stack trace in a response or in the CLI's output (CITA_DEBUG=1, so an unexpected error
  *           prints one and a user error does not)
  *   leak    the temp project's absolute path in a GraphQL response (the server must not reveal its files)

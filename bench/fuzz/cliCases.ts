@@ -63,7 +63,7 @@ function optionWithValue(g: Gen, option: string): string[] {
 
 export interface CliCase {
   argv: string[];
-  /** Commands that legitimately embed or evaluate get a longer deadline than a lookup. */
+  /** Commands that run the model (embed a question, index, evaluate) get a longer deadline than a lookup. */
   heavy: boolean;
 }
 
@@ -103,5 +103,5 @@ export function cliCase(g: Gen): CliCase {
   }
   // eval stays small, and its reports stay inside the temp project.
   if (command === 'eval') argv.push('--limit', '1', '--out', 'fuzz-reports');
-  return { argv, heavy: command === 'index' || command === 'eval' };
+  return { argv, heavy: ['index', 'eval', 'ask', 'search'].includes(command) };
 }
