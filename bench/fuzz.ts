@@ -49,14 +49,20 @@ interface Tally {
   byKind: Record<Kind, number>;
   examples: Record<Kind, string[]>;
   slowestMs: number;
+  /** Slowest answer per GraphQL case kind or CLI command. */
+  slowestBy: Map<string, number>;
   statuses: Map<string, number>;
 }
-const tally = (): Tally => ({ cases: 0, byKind: { crash: 0, hang: 0, stack: 0, leak: 0 }, examples: { crash: [], hang: [], stack: [], leak: [] }, slowestMs: 0, statuses: new Map() });
+const tally = (): Tally => ({ cases: 0, byKind: { crash: 0, hang: 0, stack: 0, leak: 0 }, examples: { crash: [], hang: [], stack: [], leak: [] }, slowestMs: 0, slowestBy: new Map(), statuses: new Map() });
 function found(t: Tally, kind: Kind, example: string): void {
   t.byKind[kind]++;
   if (t.examples[kind].length < show) t.examples[kind].push(example.length > 600 ? `${example.slice(0, 600)}…` : example);
 }
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+function timed(t: Tally, key: string, ms: number): void {
+  t.slowestMs = Math.max(t.slowestMs, ms);
+  t.slowestBy.set(key, Math.max(t.slowestBy.get(key) ?? 0, ms));
+}
 
 // ---------------------------------------------------------------- GraphQL against `cita serve`
 
@@ -90,7 +96,7 @@ async function fuzzGraphql(project: DemoProject, t: Tally): Promise<void> {
       const replay = `${c.kind} ${c.method} ${c.search ?? ''} ${c.contentType ?? ''} ${c.body ?? ''}`;
       const r = await send(server.url, c);
       t.cases++;
-      t.slowestMs = Math.max(t.slowestMs, r.ms);
+      timed(t, c.kind, r.ms);
       if ('hang' in r) {
         found(t, 'hang', replay);
         continue;
@@ -165,7 +171,7 @@ async function fuzzCli(project: DemoProject, t: Tally): Promise<void> {
     const r = await run(worker, i, c, c.heavy ? 5 * DEADLINE_MS : DEADLINE_MS);
     const ms = performance.now() - started;
     t.cases++;
-    t.slowestMs = Math.max(t.slowestMs, ms);
+    timed(t, c.argv[0] || '(none)', ms);
     if (r === 'hang' || r === 'died' || r.crash) {
       found(t, r === 'hang' ? 'hang' : 'crash', `${replay}${typeof r === 'object' ? `\n${r.crash}` : ''}`);
       worker.kill('SIGKILL');
@@ -184,6 +190,8 @@ function print(name: string, t: Tally): void {
   const faults = Object.values(t.byKind).reduce((a, b) => a + b, 0);
   const outcomes = [...t.statuses].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}: ${v}`).join(', ');
   console.log(`${name}: ${t.cases} cases; crashes ${t.byKind.crash}, hangs ${t.byKind.hang}, stack traces ${t.byKind.stack}, leaked paths ${t.byKind.leak}; slowest ${t.slowestMs.toFixed(0)} ms; outcomes ${outcomes}`);
+  const slowest = [...t.slowestBy].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+  console.log(`  slowest answer (ms) by ${name === 'cli' ? 'command' : 'kind'}: ${slowest}`);
   if (!faults) return;
   for (const kind of Object.keys(t.examples) as Kind[]) for (const e of t.examples[kind]) console.log(`  [${kind}] ${e}`);
 }
