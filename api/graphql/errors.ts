@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ConfigError } from '../../pipeline/config/load.ts';
 import { IndexNotReadyError, InstanceNotFoundError } from '../../pipeline/session.ts';
+import { IndexBusyError } from '../../pipeline/index/indexLock.ts';
 import { JobAlreadyRunningError } from '../jobs.ts';
 
 /**
@@ -23,6 +24,8 @@ export function toApiError(err: unknown): unknown {
   if (err instanceof InstanceNotFoundError) return apiError('NOT_FOUND', err.message);
   if (err instanceof IndexNotReadyError) return apiError('INDEX_NOT_READY', err.message);
   if (err instanceof JobAlreadyRunningError) return apiError('CONFLICT', err.message, { jobId: err.job.id });
+  // Another process (a `cita index`) is writing the index.
+  if (err instanceof IndexBusyError) return apiError('CONFLICT', err.message);
   if (err instanceof ConfigError) return apiError('INDEX_NOT_READY', `the config of this instance is invalid: ${err.message}`);
   return err;
 }
