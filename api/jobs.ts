@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexSummary } from '../pipeline/index/indexer.ts';
 import { indexInstance } from '../pipeline/index/indexInstance.ts';
+import { IndexBusyError, readLockHolder } from '../pipeline/index/indexLock.ts';
 import { asClient, type Sessions } from '../pipeline/session.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 
 /**
  * Background index runs, one per instance at a time. A run changes the store in one final
- * transaction, so readers keep answering from the old index until the new one is complete.
+ * transaction, so readers keep answering from the old index until the new one is complete. Runs take
+ * the instance's index lock like `cita index` does: while a CLI run holds it, a job is refused.
  */
 
 export interface Job {
@@ -53,7 +55,10 @@ export class Jobs {
     if (this.stopping) throw new Error('the server is shutting down');
     const busy = this.running(instance);
     if (busy) throw new JobAlreadyRunningError(busy);
-    this.sessions.configOf(instance); // unknown instance: fails now, not in the background
+    const { config, paths } = this.sessions.configOf(instance); // unknown instance: fails now, not in the background
+    // Busy now: say so to the client at once. (The run takes the lock itself; losing a race fails the job with the same message.)
+    const holder = readLockHolder(paths.lock);
+    if (holder) throw new IndexBusyError(paths.lock, holder, config.name);
     const job: Job = {
       id: randomUUID(),
       instance,

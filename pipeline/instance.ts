@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CitaConfig } from './config/schema.ts';
 import { createEmbedder } from './embedding/create.ts';
+import { pidAlive } from './index/indexLock.ts';
 import { VectorCache } from './index/vectorCache.ts';
 import { scanFiles, type FileScan } from './sources/files.ts';
 import type { ElasticsearchStoreOptions } from './store/elasticsearch.ts';
-import { SqliteStore } from './store/sqlite.ts';
+import { GENERATION_KEY, SqliteStore } from './store/sqlite.ts';
 import type { Store } from './store/store.ts';
 import type { Embedder } from './types.ts';
 
@@ -20,6 +22,11 @@ export interface InstancePaths {
   root: string;
   checkout: string;
   store: string;
+  /**
+   * The index lock (see indexLock.ts): one writer at a time. Beside `store` for Elasticsearch too,
+   * so it only keeps out runs that share this project root; the generation check covers the rest.
+   */
+  lock: string;
   /** Vectors already paid for, reused across runs (see VectorCache). */
   vectorCache: string;
   models: string;
@@ -37,6 +44,7 @@ export function resolvePaths(config: CitaConfig, root: string): InstancePaths {
     root,
     checkout: abs(config.repository.path),
     store,
+    lock: `${store}.lock`,
     vectorCache: path.join(path.dirname(store), 'vectors.sqlite'),
     models: abs(config.embedding.dir),
   };
@@ -134,24 +142,28 @@ export async function openRebuild(config: CitaConfig, paths: InstancePaths, dims
       discard: () => store.discardRebuild().finally(() => store.close()),
     };
   }
-  discardRebuild(paths);
-  const store = openSqlite(config, rebuildFile(paths), dims);
+  discardStaleRebuilds(paths);
+  const file = rebuildFile(paths);
+  const store = openSqlite(config, file, dims);
   return {
     store,
     async commit() {
       await store.close();
-      replaceIndex(paths, rebuildFile(paths));
+      replaceIndex(paths, file);
     },
     async discard() {
       await store.close();
-      discardRebuild(paths);
+      discardRebuild(file);
     },
   };
 }
 
-/** Where `--rebuild` builds a fresh index before it replaces the old one. */
-export function rebuildFile(paths: InstancePaths): string {
-  return `${paths.store}.rebuild`;
+/**
+ * Where a `--rebuild` builds a fresh index before it replaces the old one: a name of its own
+ * (`<index>.rebuild-<pid>-<random>`), so no run ever opens or deletes another run's file.
+ */
+export function rebuildFile(paths: InstancePaths, id = `${process.pid}-${randomUUID().slice(0, 8)}`): string {
+  return `${paths.store}.rebuild-${id}`;
 }
 
 const SIDE_FILES = ['-wal', '-shm'];
@@ -178,9 +190,21 @@ export function replaceIndex(paths: InstancePaths, rebuilt: string): void {
   fs.renameSync(rebuilt, paths.store);
 }
 
-/** Removes a half-built rebuild left by an interrupted run. */
-export function discardRebuild(paths: InstancePaths): void {
-  for (const suffix of ['', ...SIDE_FILES]) fs.rmSync(`${rebuildFile(paths)}${suffix}`, { force: true });
+/** Removes a half-built rebuild file and its side files. */
+export function discardRebuild(file: string): void {
+  for (const suffix of ['', ...SIDE_FILES]) fs.rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** Removes half-built rebuilds left by interrupted runs: those whose process is gone (and the old fixed name). */
+function discardStaleRebuilds(paths: InstancePaths): void {
+  const dir = path.dirname(paths.store);
+  const prefix = `${path.basename(paths.store)}.rebuild`;
+  if (!fs.existsSync(dir)) return;
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix) || SIDE_FILES.some((side) => name.endsWith(side))) continue;
+    const pid = /^-(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1];
+    if (name === prefix || (pid !== undefined && !pidAlive(Number(pid)))) discardRebuild(path.join(dir, name));
+  }
 }
 
 export function openVectorCache(paths: InstancePaths): VectorCache {
@@ -203,7 +227,7 @@ export async function readMeta(config: CitaConfig, paths: InstancePaths): Promis
   if (config.store.kind === 'elasticsearch') return (await readElasticsearchMeta(config, paths)) ?? {};
   const db = new Database(paths.store, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    const rows = db.prepare('SELECT key, value FROM meta WHERE key <> ?').all(GENERATION_KEY) as { key: string; value: string }[];
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   } catch {
     return {};

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientOptionsFromEnv, ElasticsearchStore } from '../pipeline/store/elasticsearch.ts';
-import type { Store } from '../pipeline/store/store.ts';
+import { IndexChangedError, type Store } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, storeContract } from './store.contract.ts';
 import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';
 
@@ -139,6 +139,67 @@ if (unavailable !== null) {
       } finally {
         await store.close();
         await store.dropAll();
+      }
+    });
+
+    it('compare-and-swap: a writer that swaps between our check and our swap fails ours, even on a collection we do not touch', async () => {
+      const instance = instanceName();
+      const ownClient = esClient();
+      const a = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance, client: ownClient });
+      const b = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance, client });
+      try {
+        await a.apply({ upsert: [makeChunk('seed', 'docs', 'seed')], delete: [], meta: { run: 'seed' } });
+        const planned = await a.generation();
+        // b commits right before a's alias swap, after a's check passed: only the swap can notice.
+        const indices = ownClient.indices;
+        const swap = indices.updateAliases.bind(indices);
+        let interleaved = false;
+        indices.updateAliases = (async (...args: Parameters<typeof swap>) => {
+          if (!interleaved) {
+            interleaved = true;
+            await b.upsert([makeChunk('from-b', 'code', 'def from_b(): ...')]);
+          }
+          return swap(...args);
+        }) as typeof indices.updateAliases;
+        await expect(a.apply({ upsert: [makeChunk('from-a', 'docs', 'a')], delete: ['seed'], meta: { run: 'a' }, ifGeneration: planned })).rejects.toThrow(IndexChangedError);
+        expect(interleaved).toBe(true);
+        expect([...(await b.ids())].sort()).toEqual(['from-b', 'seed']);
+        expect(await b.meta()).toEqual({ run: 'seed' });
+        // a's half-built generations are gone: one index per alias remains.
+        expect(Object.keys(await client.indices.get({ index: `cita-${instance}-*` })).sort()).toEqual(
+          ['code-000002', 'docs-000002', 'issues-000001', 'meta-000002'].map((g) => `cita-${instance}-${g}`),
+        );
+      } finally {
+        await a.close();
+        await b.close();
+        await b.dropAll();
+      }
+    });
+
+    it('a rebuild whose swap finds the index moved fails clearly and deletes what it built', async () => {
+      const instance = instanceName();
+      const live = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance, client });
+      const rebuild = await ElasticsearchStore.openRebuild({ dims: CONTRACT_DIMS, instance, client });
+      try {
+        await rebuild.apply({ upsert: [makeChunk('rebuilt', 'docs', 'rebuilt')], delete: [], meta: { run: 'rebuild' } });
+        const indices = client.indices;
+        const swap = indices.updateAliases.bind(indices);
+        let interleaved = false;
+        indices.updateAliases = (async (...args: Parameters<typeof swap>) => {
+          indices.updateAliases = swap as typeof indices.updateAliases;
+          interleaved = true;
+          await live.apply({ upsert: [makeChunk('live', 'docs', 'live')], delete: [], meta: { run: 'live' } });
+          return swap(...args);
+        }) as typeof indices.updateAliases;
+        await expect(rebuild.commitRebuild()).rejects.toThrow(/changed while this run was planning/);
+        expect(interleaved).toBe(true);
+        expect(await live.ids()).toEqual(['live']);
+        expect(Object.keys(await client.indices.get({ index: `cita-${instance}-*` })).sort()).toEqual(
+          ['code-000001', 'docs-000003', 'issues-000001', 'meta-000003'].map((g) => `cita-${instance}-${g}`),
+        );
+      } finally {
+        await live.close();
+        await live.dropAll();
       }
     });
 

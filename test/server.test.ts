@@ -1,4 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestProject } from './support/cli.ts';
 import { root } from './support/paths.ts';
@@ -290,6 +293,21 @@ describe('cita serve: GraphQL API', () => {
         state = (await gql(s.url, 'query($id: ID!) { indexJob(id: $id) { state } }', { id: jobId })).body.data.indexJob.state;
       }
       expect(state).toBe('succeeded');
+    });
+
+    it('CONFLICT: while another process (a `cita index`) holds the index lock, naming it', async () => {
+      const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      const lock = path.join(p.dir, '.cita/demo/index.sqlite.lock');
+      fs.writeFileSync(lock, JSON.stringify({ pid: holder.pid, host: os.hostname(), since: '2020-01-01T00:00:00.000Z', instance: 'demo' }));
+      try {
+        const r = await expectCode('mutation { reindex(instance: "demo") { id } }', 'CONFLICT', {}, { 'x-api-key': KEY });
+        expect(r.body.errors[0].message).toMatch(new RegExp(`^index busy \\(pid ${holder.pid} since 2020-01-01T00:00:00.000Z\\): another index run of "demo"`));
+        const status = await gql(s.url, '{ instances { name job { id } } }');
+        expect(status.body.data.instances.find((i: any) => i.name === 'demo').job).toBeNull();
+      } finally {
+        holder.kill('SIGKILL');
+        fs.rmSync(lock, { force: true });
+      }
     });
 
     it('malformed requests: invalid JSON, unknown fields, oversized bodies', async () => {

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rebuildFile, replaceIndex } from '../pipeline/instance.ts';
+import { rebuildFile, replaceIndex, type InstancePaths } from '../pipeline/instance.ts';
 import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite.ts';
-import { IndexDamagedError } from '../pipeline/store/store.ts';
+import { IndexChangedError, IndexDamagedError } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
 import { root } from './support/paths.ts';
 
@@ -146,13 +146,14 @@ describe('SqliteStore (file)', () => {
 
   it('closing a store whose file a rebuild replaced leaves the new index and its WAL alone', async () => {
     const file = tempFile();
-    const paths = { root: path.dirname(file), checkout: '', store: file, vectorCache: '', models: '' };
+    const paths: InstancePaths = { root: path.dirname(file), checkout: '', store: file, vectorCache: '', models: '', lock: `${file}.lock` };
     const old = SqliteStore.open(file, { dims: CONTRACT_DIMS });
     await old.upsert(initial());
-    const rebuilt = SqliteStore.open(rebuildFile(paths), { dims: CONTRACT_DIMS });
+    const next = rebuildFile(paths);
+    const rebuilt = SqliteStore.open(next, { dims: CONTRACT_DIMS });
     await rebuilt.upsert([makeChunk('fresh', 'docs', 'the rebuilt index')]);
     await rebuilt.close();
-    replaceIndex(paths, rebuildFile(paths));
+    replaceIndex(paths, next);
     const current = SqliteStore.open(file, { dims: CONTRACT_DIMS });
     await current.upsert([makeChunk('in-wal', 'docs', 'written after the swap, still in the WAL')]);
     expect(existsSync(`${file}-wal`)).toBe(true);
@@ -180,6 +181,34 @@ describe('SqliteStore (file)', () => {
     expect(reader.prepare(`SELECT id FROM chunks ORDER BY id`).all()).toEqual([{ id: 'keep-code' }, { id: 'keep-issue' }, { id: 'new' }]);
     reader.close();
     await store.close();
+  });
+
+  it('refuses a plan read before another connection committed, and one whose file a rebuild replaced', async () => {
+    const file = tempFile();
+    const a = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    const b = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await a.apply({ upsert: initial(), delete: [], meta: { run: 'seed' } });
+
+    // a plans; b (another run) commits first; a's commit must not land on top of b's.
+    const planned = await a.generation();
+    await b.apply({ upsert: [makeChunk('from-b', 'docs', 'b')], delete: ['keep-doc'], meta: { run: 'b' } });
+    await expect(a.apply({ upsert: [makeChunk('from-a', 'docs', 'a')], delete: ['keep-code'], meta: { run: 'a' }, ifGeneration: planned })).rejects.toThrow(IndexChangedError);
+    expect(await a.ids()).toEqual(['from-b', 'keep-code', 'keep-issue']);
+    expect(await a.meta()).toEqual({ run: 'b' });
+    await b.close();
+
+    // A rebuild renames a new file over the path: writes through a's connection would go to the old, unlinked one.
+    const rebuilt = `${file}.rebuild-test`;
+    const fresh = SqliteStore.open(rebuilt, { dims: CONTRACT_DIMS });
+    await fresh.apply({ upsert: [makeChunk('rebuilt', 'docs', 'rebuilt')], delete: [], meta: { run: 'rebuild' } });
+    await fresh.close();
+    const plannedAgain = await a.generation();
+    replaceIndex({ store: file } as InstancePaths, rebuilt);
+    await expect(a.apply({ upsert: [makeChunk('lost', 'docs', 'lost')], delete: [], ifGeneration: plannedAgain })).rejects.toThrow(/a --rebuild replaced it/);
+    await a.close();
+    const now = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    expect(await now.ids()).toEqual(['rebuilt']);
+    await now.close();
   });
 });
 

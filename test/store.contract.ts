@@ -6,7 +6,7 @@
  * Assertions are about behaviour a caller relies on, not about one engine's scores.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../pipeline/store/store.ts';
+import { IndexChangedError, type Store } from '../pipeline/store/store.ts';
 import type { Chunk, Citation, Collection, StoredChunk } from '../pipeline/types.ts';
 import { mulberry32, seedOf } from './support/prng.ts';
 
@@ -427,6 +427,32 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
         expect(await store.meta()).toEqual({ model: 'e5-small', dims: '8' });
         await store.apply({ upsert: [], delete: ['m1'], meta: { dims: '16', indexedAt: '2025-01-01T00:00:00Z' } });
         expect(await store.meta()).toEqual({ model: 'e5-small', dims: '16', indexedAt: '2025-01-01T00:00:00Z' });
+      });
+    });
+
+    describe('generation (compare-and-swap at commit)', () => {
+      it('moves with every apply; a conditional apply planned at an older generation is refused and writes nothing', async () => {
+        const planned = await store.generation();
+        await store.apply({ upsert: [makeChunk('g-first', 'docs', 'first run')], delete: [], meta: { run: '1' }, ifGeneration: planned });
+        const afterFirst = await store.generation();
+        expect(afterFirst).not.toBe(planned);
+        // Another writer commits, touching only another collection and no meta.
+        await store.upsert([makeChunk('g-other', 'code', 'def other_writer(): ...')]);
+        const afterOther = await store.generation();
+        expect(afterOther).not.toBe(afterFirst);
+
+        // A run that planned before the other writer committed.
+        const stale = store.apply({ upsert: [makeChunk('g-stale', 'docs', 'stale plan')], delete: ['g-first'], meta: { run: 'stale' }, ifGeneration: afterFirst });
+        await expect(stale).rejects.toThrow(IndexChangedError);
+        await expect(stale).rejects.toThrow(/changed while this run was planning.*Nothing was written/);
+        expect(await store.generation()).toBe(afterOther);
+        expect([...(await store.ids())].sort()).toEqual(['g-first', 'g-other']);
+        expect(await store.meta()).toEqual({ run: '1' });
+
+        // Planned again at the current generation, it goes through.
+        await store.apply({ upsert: [makeChunk('g-stale', 'docs', 'fresh plan')], delete: ['g-first'], meta: { run: '2' }, ifGeneration: afterOther });
+        expect([...(await store.ids())].sort()).toEqual(['g-other', 'g-stale']);
+        expect(await store.meta()).toEqual({ run: '2' });
       });
     });
 

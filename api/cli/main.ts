@@ -7,6 +7,7 @@ import { proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { provisionModel } from '../../pipeline/embedding/provision.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
+import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
 import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
 import { questionAlpha, searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
@@ -133,35 +134,51 @@ export function buildCli(): Command {
     .option('--dry-run', 'scan, chunk and plan, but embed and write nothing')
     .option('--json', 'print the summary as JSON')
     .option('--rebuild', 'build a new index from scratch (reusing cached vectors), then replace the old one')
+    .option('--wait', 'if another index run of the instance is writing, wait for it to end instead of failing')
     .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
-    .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; rebuild?: boolean; set: string[] }) => {
+    .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; rebuild?: boolean; wait?: boolean; set: string[] }) => {
       const { config, paths } = load(instance, opts.set);
-      const scan = scanSources(config, paths);
-      if (scan.documents.length === 0 && !config.sources.issues) {
-        throw new UserError(
-          `no files to index in ${paths.checkout}: ${scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
-        );
-      }
-      const embedder = await openEmbedder(config, paths);
-      const bar = opts.json ? undefined : progressReporter();
+      // One writer at a time, taken before the scan so the plan is made from what is there once it is our turn.
+      // No signal handlers: Ctrl-C still stops the run at once, and the lock it leaves names a pid
+      // that is gone, so the next run takes it over.
+      const lock = opts.dryRun
+        ? undefined
+        : await acquireIndexLock(paths.lock, {
+            instance: config.name,
+            wait: opts.wait,
+            onWait: (h) => process.stderr.write(`cita: ${describeHolder(h)}; waiting for it to end (--wait)\n`),
+          });
       try {
-        const summary = await indexInstance({
-          config,
-          paths,
-          embedder,
-          scan,
-          dryRun: opts.dryRun,
-          rebuild: opts.rebuild,
-          onProgress: bar?.update,
-          log: (m) => process.stderr.write(`${m}\n`),
-        });
-        bar?.stop();
-        if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-        else printSummary(summary);
-        if (summary.failed.length) process.exitCode = 1;
+        const scan = scanSources(config, paths);
+        if (scan.documents.length === 0 && !config.sources.issues) {
+          throw new UserError(
+            `no files to index in ${paths.checkout}: ${scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
+          );
+        }
+        const embedder = await openEmbedder(config, paths);
+        const bar = opts.json ? undefined : progressReporter();
+        try {
+          const summary = await indexInstance({
+            config,
+            paths,
+            embedder,
+            scan,
+            dryRun: opts.dryRun,
+            rebuild: opts.rebuild,
+            lock,
+            onProgress: bar?.update,
+            log: (m) => process.stderr.write(`${m}\n`),
+          });
+          bar?.stop();
+          if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+          else printSummary(summary);
+          if (summary.failed.length) process.exitCode = 1;
+        } finally {
+          bar?.stop();
+          await embedder.close();
+        }
       } finally {
-        bar?.stop();
-        await embedder.close();
+        lock?.release();
       }
     });
 

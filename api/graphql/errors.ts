@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ConfigError } from '../../pipeline/config/load.ts';
 import { IndexNeedsRebuildError, IndexNotReadyError, InstanceNotFoundError } from '../../pipeline/session.ts';
+import { IndexBusyError } from '../../pipeline/index/indexLock.ts';
 import { JobAlreadyRunningError } from '../jobs.ts';
 
 /**
@@ -34,6 +35,8 @@ export function toApiError(err: unknown, caller: Caller): unknown {
   if (err instanceof IndexNotReadyError) return apiError('INDEX_NOT_READY', err.message);
   if (err instanceof IndexNeedsRebuildError) return apiError('INDEX_DAMAGED', err.message);
   if (err instanceof JobAlreadyRunningError) return apiError('CONFLICT', err.message, { jobId: err.job.id });
+  // Another process (a `cita index`) is writing the index.
+  if (err instanceof IndexBusyError) return apiError('CONFLICT', err.message);
   // A config error names the file by its absolute path and quotes values: for key holders only.
   if (err instanceof ConfigError) return apiError('INDEX_NOT_READY', caller.authenticated ? `the config of this instance is invalid: ${err.message}` : CONFIG_DETAILS_HIDDEN);
   return err;

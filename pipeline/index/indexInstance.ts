@@ -13,12 +13,14 @@ import { SqliteStore } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder } from '../types.ts';
 import { runIndex, type IndexProgress, type IndexSummary } from './indexer.ts';
+import { acquireIndexLock, type IndexLock } from './indexLock.ts';
 import { gatherIssueChunks } from './issueChunks.ts';
 import { VectorCache } from './vectorCache.ts';
 
 /**
- * One index run of an instance, as `cita index` and the API's `reindex` both do it: scan, gather the
- * issues (incrementally), run the indexer (one final transaction), optionally build beside the old
+ * One index run of an instance, as `cita index` and the API's `reindex` both do it: take the
+ * instance's index lock, scan, gather the issues (incrementally), run the indexer (one final
+ * transaction, refused if the index moved since the plan was read), optionally build beside the old
  * index and swap it in. The caller owns the embedder; the store and vector cache are opened and
  * closed here.
  */
@@ -40,9 +42,25 @@ export interface IndexInstanceOptions {
   /** Called at every step; throwing from it aborts the run before anything is written. */
   onProgress?: (p: IndexProgress) => void;
   log?: (message: string) => void;
+  /**
+   * The instance's index lock, when the caller took it already (the CLI does, before it scans, so
+   * the scan is as fresh as the lock); the caller releases it. Otherwise it is taken here without
+   * waiting (IndexBusyError if another run holds it) and released at the end. A dry run writes
+   * nothing and takes no lock.
+   */
+  lock?: IndexLock;
 }
 
 export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSummary> {
+  const lock = o.lock ?? (o.dryRun ? undefined : await acquireIndexLock(o.paths.lock, { instance: o.config.name }));
+  try {
+    return await indexLocked(o);
+  } finally {
+    if (!o.lock) lock?.release();
+  }
+}
+
+async function indexLocked(o: IndexInstanceOptions): Promise<IndexSummary> {
   const { config, paths, embedder } = o;
   const selected = new Set<Collection>(o.sources?.length ? o.sources : COLLECTIONS);
   const fullScan = o.scan ?? scanSources(config, paths);
@@ -56,6 +74,8 @@ export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSumma
   const cache = o.dryRun ? VectorCache.openForReading(paths.vectorCache) : openVectorCache(paths);
   let complete = false;
   try {
+    // Before the first read the plan depends on (issues since, kept collections, ids).
+    const generation = await store.generation();
     const chunking = { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow };
     const issues = selected.has('issues')
       ? await gatherIssueChunks({
@@ -78,6 +98,7 @@ export async function indexInstance(o: IndexInstanceOptions): Promise<IndexSumma
       scan,
       embedder,
       store,
+      generation,
       cache,
       chunking,
       batchSize: config.embedding.batchSize,

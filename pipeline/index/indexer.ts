@@ -61,6 +61,12 @@ export interface IndexInput {
   extraWarnings?: string[];
   embedder: Embedder;
   store: Store;
+  /**
+   * The store's `generation()` read before anything the plan depends on (the caller's reads of the
+   * store included); read here, before planning, when not given. The commit is refused (nothing
+   * written) if another writer committed since.
+   */
+  generation?: string;
   cache: VectorCache;
   chunking: ChunkingOptions;
   batchSize: number;
@@ -139,6 +145,7 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
   }
 
   // 2. Plan against what the store holds. A model change re-embeds everything.
+  const generation = input.generation ?? (await store.generation());
   const meta = await store.meta();
   const sameModel = !meta.model || meta.model === embedder.id;
   const existing = new Set(await store.ids());
@@ -186,13 +193,14 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
   }
   progress({ phase: 'embed', done: missing.length, total: missing.length });
 
-  // 4. One transaction: readers see the old index until it commits.
+  // 4. One transaction: readers see the old index until it commits; refused if the index moved since the plan.
   progress({ phase: 'write', done: 0, total: 1 });
   const upsert: StoredChunk[] = toAdd.map((c) => ({ ...c, vector: vectors.get(vectorKey(c))! }));
   const when = (input.now ?? (() => new Date()))().toISOString();
   await store.apply({
     upsert,
     delete: toDelete,
+    ifGeneration: generation,
     meta: { ...input.extraMeta, model: embedder.id, dims: String(embedder.dims), indexedAt: when, chunks: String(current.length) },
   });
   cache.retain(embedder.id, new Set(current.map(vectorKey)));

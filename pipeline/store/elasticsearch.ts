@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
-import { IndexDamagedError, type ChangeSet, type Store } from './store.ts';
+import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
 
 /** The client's constructor options (node, auth, tls, timeouts). */
 export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
@@ -18,8 +18,11 @@ export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>
  *   refreshes it and moves all the touched aliases in ONE `_aliases` request, which Elasticsearch
  *   applies atomically. A failure anywhere before the swap deletes the new generations and leaves
  *   the aliases (and so every reader) on the old ones. The swap removes each old alias with
- *   `must_exist`, so a concurrent writer that swapped first makes ours fail instead of losing its
- *   changes. `openRebuild` builds whole new generations behind no alias for `cita index --rebuild`.
+ *   `must_exist`, so a concurrent writer that swapped first makes ours fail (IndexChangedError)
+ *   instead of losing its changes. `generation()` names the generation behind every alias; a
+ *   conditional apply (`ifGeneration`) also asserts, in that same request, the aliases it leaves
+ *   alone, so its check and its commit are one atomic step. `openRebuild` builds whole new
+ *   generations behind no alias for `cita index --rebuild`.
  * - BM25 runs on folded copies of title and text (accents removed here, so the analyzer can be the
  *   standard one, which is all a node built from Maven Central has) plus the identifier parts from
  *   `expandIdentifiers`, exactly the tokens the SQLite store adds.
@@ -272,6 +275,11 @@ function explain(err: unknown, url: string, what: string): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/** The store's `generation()`: `name:generation` of every alias, in a fixed order. */
+function generationToken(gens: Map<Collection | 'meta', Generation | null>): string {
+  return [...gens].map(([name, g]) => `${name}:${g?.generation ?? 0}`).join(',');
+}
+
 interface Generation {
   alias: string;
   /** Concrete index behind the alias. */
@@ -395,16 +403,24 @@ export class ElasticsearchStore implements Store {
     if (!staged) throw new Error('ElasticsearchStore: commitRebuild without openRebuild');
     const actions: object[] = [];
     const old: string[] = [];
+    const before = new Map<Collection | 'meta', Generation | null>();
     for (const [name, index] of staged) {
       const alias = this.alias(name);
       const current = await this.current(alias);
+      before.set(name, current);
       if (current) {
         actions.push({ remove: { index: current.index, alias, must_exist: true } });
         old.push(current.index);
       }
       actions.push({ add: { index, alias } });
     }
-    await this.call('swapping aliases to the rebuilt generations', () => this.client.indices.updateAliases({ actions: actions as never }));
+    try {
+      await this.swap(actions, 'swapping aliases to the rebuilt generations', before);
+    } catch (err) {
+      // Readers are still on the old generations: drop the rebuilt ones rather than leave them orphaned.
+      await this.discardRebuild().catch(() => undefined);
+      throw err;
+    }
     this.staged = null;
     if (old.length > 0) await this.client.indices.delete({ index: old, ignore_unavailable: true }).catch(() => undefined);
   }
@@ -522,12 +538,53 @@ export class ElasticsearchStore implements Store {
     return run;
   }
 
+  /**
+   * The generation behind every alias, e.g. `docs:3,code:2,issues:1,meta:4` (0: no alias); while
+   * rebuilding, those being built. Every apply that changes something moves at least one of them.
+   */
+  async generation(): Promise<string> {
+    if (this.staged) return generationToken(new Map([...this.staged].map(([name, index]) => [name, { alias: this.alias(name), index, generation: Number(index.slice(-6)) }])));
+    return generationToken(await this.currents());
+  }
+
+  private async currents(): Promise<Map<Collection | 'meta', Generation | null>> {
+    const out = new Map<Collection | 'meta', Generation | null>();
+    for (const name of [...COLLECTIONS, 'meta'] as const) out.set(name, await this.current(this.alias(name)));
+    return out;
+  }
+
+  /**
+   * Moves aliases in one request. Each old generation is removed with `must_exist`, so if another
+   * writer swapped first the whole request fails (404: alias not there, or the old index already
+   * deleted by that writer), which is reported as IndexChangedError.
+   */
+  private async swap(actions: object[], what: string, before: Map<Collection | 'meta', Generation | null>): Promise<void> {
+    try {
+      await this.client.indices.updateAliases({ actions: actions as never });
+    } catch (err) {
+      // An old generation no longer behind its alias, or already deleted by the writer that moved it.
+      if (err instanceof errors.ResponseError && err.meta.statusCode === 404 && /aliases_not_found|index_not_found/.test(JSON.stringify(err.meta.body))) {
+        const now = await this.generation().catch(() => 'unknown');
+        throw new IndexChangedError(`Elasticsearch ${this.prefix}-${this.instance}-*`, generationToken(before), now, this.instance);
+      }
+      throw explain(err, this.url, what);
+    }
+  }
+
   private async applyNow(changes: ChangeSet): Promise<void> {
     // Checked before anything is written: a bad chunk fails the set with nothing to undo.
     const upserts = [...new Map(changes.upsert.map((c) => [c.id, c])).values()];
     for (const chunk of upserts) this.checkChunk(chunk);
     const meta = changes.meta ?? {};
     const hasMeta = Object.keys(meta).length > 0;
+    // Compare-and-swap: the generations the plan was read at must still be current. They are read
+    // once here, and the swap below asserts every one of them (touched or not) in the same request.
+    const expected = changes.ifGeneration;
+    const currents = expected === undefined || this.staged ? undefined : await this.currents();
+    if (expected !== undefined) {
+      const now = currents ? generationToken(currents) : await this.generation();
+      if (now !== expected) throw new IndexChangedError(`Elasticsearch ${this.prefix}-${this.instance}-*`, expected, now, this.instance);
+    }
     if (upserts.length === 0 && changes.delete.length === 0 && !hasMeta) return;
 
     // Where every id to remove lives now (an upsert may move a chunk to another collection).
@@ -550,10 +607,11 @@ export class ElasticsearchStore implements Store {
       return;
     }
 
+    const fromOf = async (name: Collection | 'meta') => (currents ? currents.get(name) : await this.current(this.alias(name))) ?? null;
     const plans: { from: Generation; to: string }[] = [];
     try {
       for (const collection of touched) {
-        const from = await this.current(this.alias(collection));
+        const from = await fromOf(collection);
         if (!from) throw new Error(`Elasticsearch alias ${this.alias(collection)} disappeared; was the index deleted by hand?`);
         const to = this.indexName(from.alias, await this.nextGeneration(from.alias, from.generation));
         plans.push({ from, to });
@@ -562,7 +620,7 @@ export class ElasticsearchStore implements Store {
         await this.writeChanges(to, remove, docs);
       }
       if (hasMeta) {
-        const from = await this.current(this.alias('meta'));
+        const from = await fromOf('meta');
         if (!from) throw new Error(`Elasticsearch alias ${this.alias('meta')} disappeared; was the index deleted by hand?`);
         const to = this.indexName(from.alias, await this.nextGeneration(from.alias, from.generation));
         plans.push({ from, to });
@@ -571,14 +629,17 @@ export class ElasticsearchStore implements Store {
         await this.writeMeta(to, values);
       }
       // One request: Elasticsearch moves every alias at once or none (must_exist: a concurrent swap fails ours).
-      await this.call('swapping aliases to the new generations', () =>
-        this.client.indices.updateAliases({
-          actions: plans.flatMap(({ from, to }) => [
-            { remove: { index: from.index, alias: from.alias, must_exist: true } },
-            { add: { index: to, alias: from.alias } },
-          ]),
-        }),
-      );
+      const actions: object[] = plans.flatMap(({ from, to }) => [
+        { remove: { index: from.index, alias: from.alias, must_exist: true } },
+        { add: { index: to, alias: from.alias } },
+      ]);
+      // A conditional apply also asserts the aliases it leaves alone: removed and added back, atomically.
+      const moved = new Set(plans.map((p) => p.from.alias));
+      for (const g of currents?.values() ?? []) {
+        if (g && !moved.has(g.alias)) actions.push({ remove: { index: g.index, alias: g.alias, must_exist: true } }, { add: { index: g.index, alias: g.alias } });
+      }
+      const before = currents ?? new Map(plans.map((p) => [p.from.alias.slice(`${this.prefix}-${this.instance}-`.length) as Collection | 'meta', p.from]));
+      await this.swap(actions, 'swapping aliases to the new generations', before);
     } catch (err) {
       // Readers are still on the old generations: drop the half-built new ones.
       const orphans = plans.map((p) => p.to);

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
-import { IndexDamagedError, type ChangeSet, type Store } from './store.ts';
+import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
 
 /**
  * The embedded default store: one SQLite file per instance.
@@ -15,10 +16,14 @@ import { IndexDamagedError, type ChangeSet, type Store } from './store.ts';
  *   `chunks` only) with `contentless_delete=1` so rows can be replaced; columns: title, text,
  *   identifier parts from `expandIdentifiers`.
  * - `chunks_vec` is a sqlite-vec `vec0` table partitioned by collection, cosine distance.
- * - `symbols` maps names (and their last dotted part) to chunks; `meta` is free key/value.
+ * - `symbols` maps names (and their last dotted part) to chunks; `meta` is free key/value, plus the
+ *   generation counter under GENERATION_KEY (not shown by `meta()`).
  *
  * Writes go through `apply`, one transaction; WAL lets readers keep the old snapshot meanwhile.
  */
+
+/** The meta row counting applies: the store's `generation()`, bumped in every apply's transaction. */
+export const GENERATION_KEY = 'cita.generation';
 
 /** Bumped when the file layout changes; a file with another version must be rebuilt, not guessed at. */
 export const SCHEMA_VERSION = 1;
@@ -118,15 +123,19 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly file: string;
   readonly dims: number;
-  private readonly instance?: string;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<typeof prepareStatements>;
+  private readonly instance: string | undefined;
+  /** The file opened (undefined in memory): a `--rebuild` renames another over the path, and writes to this one would be lost. */
+  private readonly ino: number | undefined;
 
-  private constructor(db: Database.Database, file: string, dims: number, instance?: string) {
+  private constructor(db: Database.Database, file: string, dims: number, instance: string | undefined) {
     this.db = db;
     this.file = file;
     this.dims = dims;
     this.instance = instance;
+    // A dry run plans against an in-memory store (no file to be replaced).
+    this.ino = file === ':memory:' ? undefined : fs.statSync(file).ino;
     this.stmt = prepareStatements(db);
   }
 
@@ -194,10 +203,17 @@ export class SqliteStore implements Store {
   /**
    * Deletes first, then upserts (so an id in both ends up present), then meta, all in one
    * transaction. Each chunk is checked as it is written: a bad one rolls back the whole set.
+   * `ifGeneration` is checked inside that transaction, under the write lock, before anything is written.
    */
   private applySync(changes: ChangeSet): void {
     const s = this.stmt;
     const run = this.db.transaction((c: ChangeSet) => {
+      const generation = this.readGeneration();
+      if (c.ifGeneration !== undefined) {
+        const replaced = this.replacedBy();
+        if (replaced) throw new IndexChangedError(this.file, c.ifGeneration, replaced, this.instance);
+        if (c.ifGeneration !== String(generation)) throw new IndexChangedError(this.file, c.ifGeneration, String(generation), this.instance);
+      }
       // The last of several upserts of one id wins, as if they were applied one after another.
       const upserts = [...new Map(c.upsert.map((chunk) => [chunk.id, chunk])).values()];
       // All removals before all inserts: FTS5 and vec0 flush their pending inserts whenever a delete
@@ -231,6 +247,7 @@ export class SqliteStore implements Store {
         for (const name of names) s.insertSymbol.run(name, leafOf(name), seq);
       }
       for (const [key, value] of Object.entries(c.meta ?? {})) s.upsertMeta.run(key, value);
+      s.upsertMeta.run(GENERATION_KEY, String(generation + 1));
     });
     // IMMEDIATE takes the write lock up front, so two writers queue instead of failing mid-way.
     run.immediate(changes);
@@ -326,7 +343,26 @@ export class SqliteStore implements Store {
 
   async meta(): Promise<Record<string, string>> {
     const rows = this.read(() => this.stmt.allMeta.all() as { key: string; value: string }[]);
-    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    return Object.fromEntries(rows.filter((r) => r.key !== GENERATION_KEY).map((r) => [r.key, r.value]));
+  }
+
+  async generation(): Promise<string> {
+    return String(this.read(() => this.readGeneration()));
+  }
+
+  private readGeneration(): number {
+    const row = this.stmt.metaOf.get(GENERATION_KEY) as { value: string } | undefined;
+    return row ? Number(row.value) : 0;
+  }
+
+  /** Why the path no longer leads to the file this store writes (a rebuild swapped it, or it was deleted); null if it does. */
+  private replacedBy(): string | null {
+    if (this.ino === undefined) return null;
+    try {
+      return fs.statSync(this.file).ino === this.ino ? null : 'a new file (a --rebuild replaced it)';
+    } catch {
+      return 'none (the file was deleted)';
+    }
   }
 
   async close(): Promise<void> {
@@ -421,5 +457,6 @@ function prepareStatements(db: Database.Database) {
        ORDER BY s.rank, c.path, c.start_line, c.id`,
     ),
     allMeta: db.prepare(`SELECT key, value FROM meta ORDER BY key`),
+    metaOf: db.prepare(`SELECT value FROM meta WHERE key = ?`),
   };
 }

@@ -23,6 +23,27 @@ export interface ChangeSet {
   delete: string[];
   /** Free-form metadata recorded with the change (model id, time, counts), readable with `meta()`. */
   meta?: Record<string, string>;
+  /**
+   * Compare-and-swap: apply only if the index is still at this `generation()` (the one its plan was
+   * read at); otherwise throw IndexChangedError and write nothing. The check and the commit are one
+   * atomic step, so of two runs that planned against the same generation only the first commits.
+   */
+  ifGeneration?: string;
+}
+
+/** A conditional apply found the index moved on since its plan was read: nothing was written. */
+export class IndexChangedError extends Error {
+  constructor(
+    readonly where: string,
+    readonly expected: string,
+    readonly actual: string,
+    instance?: string,
+  ) {
+    super(
+      `${where}: the index changed while this run was planning (generation ${expected} when planned, ${actual} now): ` +
+        `another index run committed first. Nothing was written; run \`cita index ${instance ?? '<instance>'}\` again (vectors already embedded are reused)`,
+    );
+  }
 }
 
 /**
@@ -61,5 +82,11 @@ export interface Store {
    */
   lookupSymbol(name: string): Promise<Chunk[]>;
   meta(): Promise<Record<string, string>>;
+  /**
+   * An opaque token of the index's state that changes with every apply that changes it (SQLite: a
+   * counter kept with the meta; Elasticsearch: the generations behind the aliases). Read it before
+   * planning, pass it as `ifGeneration` when committing the plan.
+   */
+  generation(): Promise<string>;
   close(): Promise<void>;
 }
