@@ -13,7 +13,7 @@
  * Loading: applies of up to 20,000 chunks (cita's one-apply-per-run, in memory-sized steps).
  * Queries: the 144 questions of ../shared/datasets/pytest as cita sends them (bm25), and their real
  * e5 query embeddings (knn); 20 warm-up queries first, then each query once, one at a time.
- * knn recall@10 of Elasticsearch (HNSW, approximate) is measured against SQLite's exact search.
+ * knn recall@10 of Elasticsearch is measured against SQLite's exact search (1 since its kNN is exact, `flat`).
  * Prints figures, asserts nothing; the machine's load shows in every wall-clock figure. The
  * benchmark's Elasticsearch indices (prefix `citabench`) and SQLite files are deleted at the end.
  */

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch.ts';
 import { cita, type TestProject } from './support/cli.ts';
 import { makeDemoProject } from './support/demoRepo.ts';
 import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';
@@ -162,7 +163,7 @@ if (unavailable !== null) {
       const old = `${prefix}-demo-code-000001`;
       await client.indices.create({
         index: old,
-        mappings: { _meta: { cita_schema: 1 }, properties: { id: { type: 'keyword' }, vector: { type: 'dense_vector', dims: 16, similarity: 'cosine' } } },
+        mappings: { _meta: { cita_schema: ES_SCHEMA_VERSION }, properties: { id: { type: 'keyword' }, vector: { type: 'dense_vector', dims: 16, similarity: 'cosine' } } },
         aliases: { [`${prefix}-demo-code`]: {} },
       });
       await client.index({ index: old, id: 'old', document: { id: 'old' }, refresh: true });

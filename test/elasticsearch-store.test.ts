@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientOptionsFromEnv, ElasticsearchStore } from '../pipeline/store/elasticsearch.ts';
+import { clientOptionsFromEnv, ElasticsearchStore, ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch.ts';
 import { IndexChangedError, type Store } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, storeContract } from './store.contract.ts';
 import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';
@@ -71,7 +71,7 @@ if (unavailable !== null) {
       await client.indices.create({
         index,
         mappings: {
-          _meta: { cita_schema: 1 },
+          _meta: { cita_schema: ES_SCHEMA_VERSION },
           properties: {
             id: { type: 'keyword' },
             path: { type: 'text' },
@@ -123,6 +123,40 @@ if (unavailable !== null) {
       } finally {
         await store.close();
         await store.dropAll();
+      }
+    });
+
+    it('publishes generations without deleted documents, which BM25 would count (#11 item 7)', async () => {
+      const instance = instanceName();
+      const deleted = async () => (await client.indices.stats({ index: `cita-${instance}-docs`, metric: ['docs'] }))._all.total?.docs?.deleted;
+      const text = (i: number) => `chunk ${i} about fixtures, markers and the configuration of plugins `.repeat(1 + (i % 7));
+      const batch = (from: number) => Array.from({ length: 40 }, (_, i) => makeChunk(`d${from + i}`, 'docs', text(from + i)));
+      const store = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance, client });
+      try {
+        // Three applies: three segments, so the deletes below fall in several of them.
+        for (const from of [0, 40, 80]) await store.upsert(batch(from));
+        await store.apply({
+          delete: Array.from({ length: 120 }, (_, i) => `d${i}`).filter((_, i) => i % 5 < 2),
+          upsert: [makeChunk('d2', 'docs', 'replaced text'), makeChunk('d3', 'docs', 'another replaced text')],
+        });
+        expect(await deleted()).toBe(0);
+        expect(await store.count('docs')).toBe(72);
+      } finally {
+        await store.close();
+        await store.dropAll();
+      }
+
+      // A rebuild writes its generations in place; one that ends up with deletes is compacted before the swap.
+      const rebuild = await ElasticsearchStore.openRebuild({ dims: CONTRACT_DIMS, instance, client });
+      try {
+        await rebuild.upsert(batch(0));
+        await rebuild.apply({ delete: ['d1', 'd5'], upsert: batch(0).slice(10, 20) });
+        await rebuild.commitRebuild();
+        expect(await deleted()).toBe(0);
+        expect(await rebuild.count('docs')).toBe(38);
+      } finally {
+        await rebuild.close();
+        await rebuild.dropAll();
       }
     });
 

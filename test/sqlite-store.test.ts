@@ -6,6 +6,7 @@ import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildFile, replaceIndex, type InstancePaths } from '../pipeline/instance.ts';
+import { expandIdentifiers } from '../pipeline/store/codeTokens.ts';
 import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite.ts';
 import { IndexChangedError, IndexDamagedError } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
@@ -103,6 +104,65 @@ describe('SqliteStore (file)', () => {
         `index schema version ${SCHEMA_VERSION + 98} is newer than this cita .*; re-index with \`cita index pytest --rebuild\``,
       ),
     );
+  });
+
+  it('opens a version-1 file by rebuilding its FTS tables from chunks, so it ranks like a fresh build (#11 item 7)', async () => {
+    const content = [
+      makeChunk('m-cache', 'docs', 'Configure the cache directory with cache_dir.'),
+      makeChunk('m-fixture', 'docs', 'A fixture provides a cache to the test.'),
+      makeChunk('m-marker', 'docs', 'The skip marker takes a reason.'),
+      makeChunk('m-code', 'code', 'def cache_dir(config): return config.cache'),
+    ];
+    const gone = ['one', 'two', 'three'].map((w) => makeChunk(`gone-${w}`, 'docs', `cache cache fixture ${w} words that were deleted later`));
+    const fresh = SqliteStore.open(tempFile(), { dims: CONTRACT_DIMS });
+    await fresh.upsert(content);
+    const expected = await fresh.bm25('docs', 'cache fixture', 10);
+    await fresh.close();
+
+    // A version-1 file: contentless_delete FTS tables, which kept counting deleted rows in bm25.
+    const file = tempFile();
+    const store = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    await store.upsert(content);
+    await store.close();
+    const db = rawConnection(file);
+    const v1 = (c: string) =>
+      `DROP TABLE fts_${c}; CREATE VIRTUAL TABLE fts_${c} USING fts5 (title, text, identifiers, content = '', contentless_delete = 1, ` +
+      `tokenize = "unicode61 remove_diacritics 2 tokenchars '_'");`;
+    db.exec(['docs', 'code', 'issues'].map(v1).join('\n'));
+    const rows = db.prepare(`SELECT seq, collection, title, text FROM chunks ORDER BY seq`).all() as { seq: number; collection: string; title: string; text: string }[];
+    const insert = (c: string, seq: number, title: string, text: string) =>
+      db.prepare(`INSERT INTO fts_${c} (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)`).run(seq, title, text, expandIdentifiers(`${title}\n${text}`));
+    for (const r of rows) insert(r.collection, r.seq, r.title, r.text);
+    gone.forEach((c, i) => insert('docs', 1000 + i, c.title, c.text));
+    for (let i = 0; i < gone.length; i++) db.prepare(`DELETE FROM fts_docs WHERE rowid = ?`).run(1000 + i);
+    db.pragma('user_version = 1');
+    db.close();
+
+    const migrated = SqliteStore.open(file, { dims: CONTRACT_DIMS });
+    expect(await migrated.bm25('docs', 'cache fixture', 10)).toEqual(expected);
+    expect(await migrated.count()).toBe(content.length);
+    await migrated.close();
+    const check = rawConnection(file);
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect((check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'fts_docs'`).get() as { sql: string }).sql).not.toMatch(/contentless_delete/);
+    check.close();
+    expect(integrity(file)).toEqual(['ok']);
+  });
+
+  it('knn answers a k beyond the 4,096 that sqlite-vec allows, in score-then-id order', async () => {
+    const store = SqliteStore.open(tempFile(), { dims: CONTRACT_DIMS });
+    const shared = randomVector('shared');
+    const chunks = Array.from({ length: 4200 }, (_, i) =>
+      makeChunk(`k${String(i).padStart(4, '0')}`, 'docs', 'x', { vector: i % 2 === 0 ? shared : randomVector(`k-${i}`) }),
+    );
+    await store.upsert(chunks);
+    const hits = await store.knn('docs', shared, 4150);
+    expect(hits).toHaveLength(4150);
+    // The 2,100 chunks with the shared vector come first, by id; every score ties the query's.
+    expect(hits.slice(0, 2100).map((h) => h.chunk.id)).toEqual(chunks.filter((_, i) => i % 2 === 0).map((c) => c.id));
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+    expect((await store.knn('docs', shared, 10)).map((h) => h.chunk.id)).toEqual(hits.slice(0, 10).map((h) => h.chunk.id));
+    await store.close();
   });
 
   it('refuses an SQLite file that is not a cita index, and a file that is not SQLite', () => {

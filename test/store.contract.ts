@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IndexChangedError, type Store } from '../pipeline/store/store.ts';
-import type { Chunk, Citation, Collection, StoredChunk } from '../pipeline/types.ts';
+import type { Chunk, Citation, Collection, ScoredChunk, StoredChunk } from '../pipeline/types.ts';
 import { mulberry32, seedOf } from './support/prng.ts';
 
 export const CONTRACT_DIMS = 8;
@@ -105,6 +105,40 @@ function corpus(): StoredChunk[] {
       citation: { path: '#5103', startLine: 1, endLine: 4, issue: 5103, url: 'https://github.com/pytest-dev/pytest/issues/5103' },
     }),
   ];
+}
+
+/** Collections the history test spreads its chunks over (one chunk may move between them). */
+const HISTORY_COLLECTIONS: Collection[] = ['docs', 'code'];
+const HISTORY_WORDS = ['fixture', 'marker', 'plugin', 'capture', 'report', 'session', 'assert', 'config', 'node', 'cache'];
+const HISTORY_QUERIES = [...HISTORY_WORDS, 'fixture marker', 'plugin report cache', 'session node assert config'];
+/** Vectors several chunks share exactly, so kNN has ties at the top and at the cut. */
+const sharedVectors = (seed: number) => [0, 1, 2].map((i) => randomVector(`history-${seed}-shared-${i}`));
+const historyVectors = (seed: number) => [...sharedVectors(seed), ...[0, 1, 2].map((i) => randomVector(`history-${seed}-query-${i}`))];
+
+/**
+ * Chunks for the history test, with deliberate ties: every fourth repeats an earlier chunk's text (an
+ * equal BM25 score), every third has one of three shared vectors (an equal similarity). `variant`
+ * gives another version of a chunk (other text and vector, sometimes another collection) for replaces.
+ */
+function historyPool(seed: number): { pool: StoredChunk[]; variant: (c: StoredChunk) => StoredChunk } {
+  const next = mulberry32(seed);
+  const words = (n: number) => Array.from({ length: n }, () => HISTORY_WORDS[Math.floor(next() ** 2 * HISTORY_WORDS.length)]).join(' ');
+  const shared = sharedVectors(seed);
+  const pool: StoredChunk[] = [];
+  for (let i = 0; i < 40; i++) {
+    const id = `h${String(i).padStart(2, '0')}`;
+    const collection = HISTORY_COLLECTIONS[i % 5 === 0 ? 1 : 0]!;
+    const twin = i % 4 === 3 ? pool[i - 2] : undefined;
+    const text = twin && twin.collection === collection ? twin.text : words(3 + Math.floor(next() * 8));
+    const vector = i % 3 === 0 ? shared[i % 9 === 0 ? 0 : i % 2 === 0 ? 1 : 2]! : randomVector(`history-${seed}-${id}`);
+    pool.push(makeChunk(id, collection, text, { vector, title: twin ? twin.title : `Title ${HISTORY_WORDS[i % 3]}` }));
+  }
+  const variant = (c: StoredChunk): StoredChunk => {
+    const collection = next() < 0.2 ? HISTORY_COLLECTIONS.find((x) => x !== c.collection)! : c.collection;
+    const vector = next() < 0.5 ? shared[Math.floor(next() * shared.length)]! : randomVector(`${c.id}-${next()}`);
+    return makeChunk(c.id, collection, words(2 + Math.floor(next() * 6)), { vector, title: c.title });
+  };
+  return { pool, variant };
 }
 
 export function storeContract(name: string, makeStore: MakeStore, cleanup?: CleanupStore): void {
@@ -453,6 +487,72 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
         await store.apply({ upsert: [makeChunk('g-stale', 'docs', 'fresh plan')], delete: ['g-first'], meta: { run: '2' }, ifGeneration: afterOther });
         expect([...(await store.ids())].sort()).toEqual(['g-other', 'g-stale']);
         expect(await store.meta()).toEqual({ run: '2' });
+      });
+    });
+
+    describe('history', () => {
+      // An index updated step by step must rank exactly like a fresh build of the same content: same
+      // hits, same order, same scores (float equality), for BM25 and kNN, at every k (#11 item 7).
+      it.each([1, 2])('random adds, removes, re-adds and replaces rank like a fresh build (seed %i)', async (seed) => {
+        const { pool, variant } = historyPool(seed);
+        const next = mulberry32(seed * 7919);
+        const pick = <T>(xs: T[], n: number): T[] => {
+          const copy = [...xs];
+          const out: T[] = [];
+          while (out.length < n && copy.length > 0) out.push(copy.splice(Math.floor(next() * copy.length), 1)[0]!);
+          return out;
+        };
+        const state = new Map<string, StoredChunk>();
+        const initial = pick(pool, 24);
+        await store.upsert(initial);
+        for (const c of initial) state.set(c.id, c);
+        for (let round = 0; round < 6; round++) {
+          const present = [...state.keys()];
+          const removed = pick(present, 1 + Math.floor(next() * 5));
+          const kept = present.filter((id) => !removed.includes(id));
+          const added = pick(pool.filter((c) => !state.has(c.id)), Math.floor(next() * 6));
+          const replaced = pick(kept, Math.floor(next() * 3)).map((id) => variant(state.get(id)!));
+          // Some of the removed ones come back in the same change set (deletes apply first).
+          const readded = pick(removed, Math.floor(next() * 2)).map((id) => state.get(id)!);
+          const upsert = [...added, ...replaced, ...readded];
+          if (next() < 0.5) await store.apply({ upsert, delete: removed });
+          else {
+            await store.delete(removed);
+            await store.upsert(upsert);
+          }
+          for (const id of removed) state.delete(id);
+          for (const c of upsert) state.set(c.id, c);
+        }
+
+        // The fresh build inserts the same content in another order (by id, descending).
+        const fresh = await makeStore({ dims: CONTRACT_DIMS });
+        try {
+          await fresh.upsert([...state.values()].sort((a, b) => (a.id < b.id ? 1 : -1)));
+          expect([...(await store.ids())].sort()).toEqual([...(await fresh.ids())].sort());
+          const scored = (hits: ScoredChunk[]) => hits.map((h) => [h.chunk.id, h.score] as const);
+          for (const collection of HISTORY_COLLECTIONS) {
+            const searches: [string, (s: Store, k: number) => Promise<ScoredChunk[]>][] = [
+              ...HISTORY_QUERIES.map((q) => [`bm25 ${q}`, (s: Store, k: number) => s.bm25(collection, q, k)] as [string, (s: Store, k: number) => Promise<ScoredChunk[]>]),
+              ...historyVectors(seed).map((v, i) => [`knn #${i}`, (s: Store, k: number) => s.knn(collection, v, k)] as [string, (s: Store, k: number) => Promise<ScoredChunk[]>]),
+            ];
+            for (const [what, search] of searches) {
+              const all = scored(await search(fresh, 100));
+              // Equal scores are ordered by chunk id, so the k best are a prefix of the whole ranking.
+              for (let i = 1; i < all.length; i++) {
+                const [[prevId, prev], [id, score]] = [all[i - 1]!, all[i]!];
+                expect(prev > score || (prev === score && prevId < id), `${collection} ${what}: ${prevId} before ${id}`).toBe(true);
+              }
+              for (const k of [1, 2, 3, 5, 100]) {
+                const label = `${collection} ${what} k=${k}`;
+                expect(scored(await search(store, k)), label).toEqual(all.slice(0, k));
+                if (k < 100) expect(scored(await search(fresh, k)), label).toEqual(all.slice(0, k));
+              }
+            }
+          }
+        } finally {
+          await fresh.close();
+          await cleanup?.(fresh);
+        }
       });
     });
 

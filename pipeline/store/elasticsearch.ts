@@ -2,6 +2,7 @@ import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
+import { topK } from './topK.ts';
 
 /** The client's constructor options (node, auth, tls, timeouts). */
 export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
@@ -23,15 +24,30 @@ export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>
  *   conditional apply (`ifGeneration`) also asserts, in that same request, the aliases it leaves
  *   alone, so its check and its commit are one atomic step. `openRebuild` builds whole new
  *   generations behind no alias for `cita index --rebuild`.
+ * - A generation is published with no deleted documents (`withoutDeletes`): Lucene counts a deleted
+ *   document in BM25's statistics (document count, document frequency, average length) until a
+ *   merge drops it, so an index that had deletes would score unlike a fresh build of the same
+ *   content. Deletes are soft deletes, and a force merge keeps those the shard's history retention
+ *   lease or last safe commit still covers (elastic/elasticsearch#56667), which in a new generation
+ *   is all of them. A clone starts its history above every operation of its source, so the written
+ *   generation is cloned once more and that clone force-merged into one segment, which drops them;
+ *   `apply` fails, changing nothing, if any is left.
  * - BM25 runs on folded copies of title and text (accents removed here, so the analyzer can be the
  *   standard one, which is all a node built from Maven Central has) plus the identifier parts from
  *   `expandIdentifiers`, exactly the tokens the SQLite store adds.
- * - Vectors: `dense_vector`, cosine, `index_options: {type: hnsw}` (9.x would default to a quantised
- *   type). Elasticsearch scores cosine as (1 + cos) / 2; `knn` converts back to the similarity.
+ * - Vectors: `dense_vector`, cosine, `index_options: {type: flat}`: exact kNN by brute force. HNSW
+ *   is approximate and its graph depends on the order documents were written and merged in, so an
+ *   updated index could return other neighbours than a fresh build; at the sizes cita indexes (a few
+ *   thousand chunks per collection) the exact search is about as fast, and indexing, cloning and
+ *   merging are several times cheaper without a graph. Lucene's float32 score of one vector still
+ *   varies in its last bit with the segment layout, so it only selects candidates: `knn` scores them
+ *   with `cosine` over `vector_bytes` (the float32 values as given, base64; Elasticsearch keeps
+ *   `vector` normalised), with a margin for Lucene's rounding, and ties at the k-th place go by chunk
+ *   id (topK.ts).
  */
 
 /** Bumped when the mapping changes; an index with another version must be rebuilt, not guessed at. */
-export const ES_SCHEMA_VERSION = 1;
+export const ES_SCHEMA_VERSION = 2;
 
 /** bm25 field weights as in the SQLite store: a title hit says more than one in the body. */
 const BM25_FIELDS = ['title_search^2', 'text_search', 'identifiers'];
@@ -126,9 +142,10 @@ interface ChunkDoc {
   text_search: string;
   identifiers: string;
   vector: number[];
+  vector_bytes: string;
 }
 
-type Source = Omit<ChunkDoc, 'vector'> & { vector?: number[] };
+type Source = Omit<ChunkDoc, 'vector' | 'vector_bytes'> & { vector_bytes?: string };
 
 /** Accents off (`configuración` → `configuracion`), as SQLite's `remove_diacritics 2`. */
 function fold(text: string): string {
@@ -166,6 +183,7 @@ function toDoc(chunk: StoredChunk): ChunkDoc {
     text_search: fold(text),
     identifiers: fold(expandIdentifiers(`${title}\n${text}`)),
     vector: Array.from(chunk.vector),
+    vector_bytes: vectorBytes(chunk.vector),
   };
   if (chunk.symbols !== undefined) doc.symbols = chunk.symbols;
   if (citation.issue !== undefined) doc.issue = citation.issue;
@@ -184,6 +202,41 @@ function toChunk(source: Source): Chunk {
   };
   if (source.symbols !== undefined) chunk.symbols = source.symbols;
   return chunk;
+}
+
+/** The vector's float32 values, little-endian, base64: `knn` scores with exactly the vector given. */
+function vectorBytes(v: Float32Array): string {
+  const view = new DataView(new ArrayBuffer(v.length * 4));
+  v.forEach((x, i) => view.setFloat32(i * 4, x, true));
+  return Buffer.from(view.buffer).toString('base64');
+}
+
+function fromVectorBytes(base64: string): Float32Array {
+  const bytes = Buffer.from(base64, 'base64');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Float32Array.from({ length: bytes.byteLength / 4 }, (_, i) => view.getFloat32(i * 4, true));
+}
+
+/** Cosine similarity in double precision, always summed in the same order: the same vectors, the same score. */
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+/**
+ * How far Lucene's kNN score can be from `cosine`: Elasticsearch normalises both vectors in float32
+ * (each norm within d/2·u, u = 2^-24), their float32 dot product errs by at most d·u (Higham's bound
+ * for unit vectors), and the (1 + cos) / 2 round trip by 2u: at most (2d + 4)·u; twice that.
+ */
+function knnSlack(dims: number): number {
+  return (dims + 2) * 2 ** -22;
 }
 
 /** Fields every read needs: everything but the search copies and the vector. */
@@ -216,8 +269,9 @@ function chunkMapping(dims: number, analyzer: string) {
         dims,
         index: true,
         similarity: 'cosine' as const,
-        index_options: { type: 'hnsw' as const },
+        index_options: { type: 'flat' as const },
       },
+      vector_bytes: { type: 'binary' as const },
     },
   };
 }
@@ -237,6 +291,7 @@ function expectedFields(dims: number): Record<string, Record<string, unknown>> {
     text_search: { type: 'text' },
     identifiers: { type: 'text' },
     vector: { type: 'dense_vector', dims, similarity: 'cosine' },
+    vector_bytes: { type: 'binary' },
   };
 }
 
@@ -602,6 +657,7 @@ export class ElasticsearchStore implements Store {
       for (const collection of touched) {
         const { remove, docs } = changesOf(collection);
         await this.writeChanges(this.target(collection), remove, docs);
+        this.staged.set(collection, await this.withoutDeletes(this.target(collection), this.alias(collection)));
       }
       if (hasMeta) await this.writeMeta(this.target('meta'), { ...(await this.metaOf(this.target('meta'))), ...meta });
       return;
@@ -614,10 +670,12 @@ export class ElasticsearchStore implements Store {
         const from = await fromOf(collection);
         if (!from) throw new Error(`Elasticsearch alias ${this.alias(collection)} disappeared; was the index deleted by hand?`);
         const to = this.indexName(from.alias, await this.nextGeneration(from.alias, from.generation));
-        plans.push({ from, to });
+        const plan = { from, to };
+        plans.push(plan);
         await this.cloneGeneration(from.index, to);
         const { remove, docs } = changesOf(collection);
         await this.writeChanges(to, remove, docs);
+        plan.to = await this.withoutDeletes(to, from.alias);
       }
       if (hasMeta) {
         const from = await fromOf('meta');
@@ -657,14 +715,14 @@ export class ElasticsearchStore implements Store {
    * generation anyway, and the block is lifted as soon as the clone's shards are active (and on any
    * failure). The clone inherits the mapping and settings; its replicas and write block are set here.
    */
-  private async cloneGeneration(from: string, to: string): Promise<void> {
+  private async cloneGeneration(from: string, to: string, settings: Record<string, unknown> = {}): Promise<void> {
     await this.call(`blocking writes to ${from} to clone it`, () => this.client.indices.addBlock({ index: from, block: 'write' }));
     try {
       const cloned = await this.call(`cloning ${from} into ${to}`, () =>
         this.client.indices.clone({
           index: from,
           target: to,
-          settings: { 'index.number_of_replicas': this.settings.number_of_replicas, 'index.blocks.write': false },
+          settings: { 'index.number_of_replicas': this.settings.number_of_replicas, 'index.blocks.write': false, ...settings },
         }),
       );
       // The clone waits for its primary by default; only a slow cluster needs the longer wait.
@@ -675,6 +733,40 @@ export class ElasticsearchStore implements Store {
     } finally {
       await this.unblock(from).catch(() => undefined);
     }
+  }
+
+  /**
+   * `index` (a generation no reader sees, refreshed) or, if it holds deleted documents, a clone of it
+   * merged into one segment without them, which replaces it (`index` is then deleted). See the class
+   * comment for why a clone: a force merge of `index` itself keeps the deletes of its own history.
+   * (`only_expunge_deletes` left segments with 40% deleted documents unmerged on a 9.x node.)
+   */
+  private async withoutDeletes(index: string, alias: string): Promise<string> {
+    if ((await this.deletedDocs(index)) === 0) return index;
+    const to = this.indexName(alias, await this.nextGeneration(alias, 0));
+    try {
+      await this.cloneGeneration(index, to);
+      await this.call(`merging ${to}`, () => this.client.indices.forcemerge({ index: to, max_num_segments: 1 }));
+      await this.call(`refreshing ${to}`, () => this.client.indices.refresh({ index: to }));
+      const left = await this.deletedDocs(to);
+      if (left > 0) {
+        throw new Error(
+          `Elasticsearch kept ${left} deleted document(s) in ${to} after merging it; BM25 would count them and rank unlike a fresh ` +
+            `build of the same content, so nothing was changed. Run the index again, or \`cita index ${this.instance} --rebuild\`.`,
+        );
+      }
+    } catch (err) {
+      await this.client.indices.delete({ index: to, ignore_unavailable: true }).catch(() => undefined);
+      throw err;
+    }
+    await this.client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
+    return to;
+  }
+
+  /** Deleted documents still in an index's segments (every shard copy), as Lucene's statistics count them. */
+  private async deletedDocs(index: string): Promise<number> {
+    const res = await this.call(`reading the stats of ${index}`, () => this.client.indices.stats({ index, metric: ['docs'] }));
+    return res._all.total?.docs?.deleted ?? 0;
   }
 
   private async unblock(index: string): Promise<void> {
@@ -841,19 +933,30 @@ export class ElasticsearchStore implements Store {
     if (vector.length !== this.dims) {
       throw new Error(`ElasticsearchStore ${this.instance}: query vector has ${vector.length} dimensions, the index ${this.dims}`);
     }
-    if (k <= 0) return [];
-    const size = Math.min(Math.floor(k), MAX_WINDOW);
-    const res = await this.call(`kNN search on ${this.target(collection)}`, () =>
-      this.client.search<Source>({
-        index: this.target(collection),
-        knn: { field: 'vector', query_vector: Array.from(vector), k: size, num_candidates: Math.min(Math.max(size * 4, 100), MAX_WINDOW) },
-        size,
-        _source: SOURCE_FIELDS,
-      }),
-    );
-    // Elasticsearch scores cosine as (1 + cos) / 2; the Store contract's score is cos itself.
-    const hits = res.hits.hits.map((hit) => ({ chunk: toChunk(hit._source!), score: 2 * (hit._score ?? 0) - 1 }));
-    return hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
+    if (!(k >= 1)) return [];
+    const index = this.target(collection);
+    const queryVector = Array.from(vector);
+    // Lucene's float32 scores of one vector differ in the last bit from one segment layout to another,
+    // so they only choose the candidates; each score is computed here from the vector as it was given.
+    const search = async (n: number) => {
+      const res = await this.call(`kNN search on ${index}`, () =>
+        this.client.search<Source>({
+          index,
+          knn: { field: 'vector', query_vector: queryVector, k: n, num_candidates: n },
+          size: n,
+          _source: [...SOURCE_FIELDS, 'vector_bytes'],
+        }),
+      );
+      return res.hits.hits.map((hit) => ({
+        chunk: toChunk(hit._source!),
+        score: cosine(vector, fromVectorBytes(hit._source!.vector_bytes!)),
+        // Elasticsearch scores cosine as (1 + cos) / 2.
+        engineScore: 2 * (hit._score ?? 0) - 1,
+      }));
+    };
+    // Past MAX_WINDOW (num_candidates' limit) a tie at the cut is left to Lucene's order.
+    // 8 more than k: a second request is needed only when a hit past them may still belong (rare).
+    return (await topK(search, Math.min(Math.floor(k), MAX_WINDOW), MAX_WINDOW, { slack: knnSlack(this.dims), pad: 8 })).hits;
   }
 
   async get(ids: string[]): Promise<Chunk[]> {

@@ -4,6 +4,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
+import { topK } from './topK.ts';
 
 /**
  * The embedded default store: one SQLite file per instance.
@@ -13,9 +14,14 @@ import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from
  * - `fts_<collection>`: one FTS5 table per collection, so bm25 statistics (IDF, average length) are
  *   those of the collection searched and a query scores only that collection's rows (3x faster than
  *   one table joined and filtered, measured on 20,000 chunks). Contentless (the text lives in
- *   `chunks` only) with `contentless_delete=1` so rows can be replaced; columns: title, text,
- *   identifier parts from `expandIdentifiers`.
+ *   `chunks` only); columns: title, text, identifier parts from `expandIdentifiers`. A row is removed
+ *   with FTS5's 'delete' command and the very values it was indexed with (`ftsColumns` of the stored
+ *   title and text), which takes its tokens out of the row count and column totals too. (A
+ *   `contentless_delete=1` table only marks the row deleted and keeps counting it in bm25's N and
+ *   average length, so an index that had deletes ranked unlike a fresh build of the same content.)
  * - `chunks_vec` is a sqlite-vec `vec0` table partitioned by collection, cosine distance.
+ * - bm25 and knn order equal scores by chunk id, at the k-th place too (see topK.ts), never by `seq`,
+ *   which depends on the order chunks were written in.
  * - `symbols` maps names (and their last dotted part) to chunks; `meta` is free key/value, plus the
  *   generation counter under GENERATION_KEY (not shown by `meta()`).
  *
@@ -25,8 +31,11 @@ import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from
 /** The meta row counting applies: the store's `generation()`, bumped in every apply's transaction. */
 export const GENERATION_KEY = 'cita.generation';
 
-/** Bumped when the file layout changes; a file with another version must be rebuilt, not guessed at. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped when the file layout changes; a file with another version must be rebuilt, not guessed at,
+ * except version 1, whose FTS tables `open` rebuilds from `chunks` (see `migrateFrom1`).
+ */
+export const SCHEMA_VERSION = 2;
 
 /** bm25 column weights (title, text, identifier parts): a title hit says more than one in the body. */
 const BM25_WEIGHTS = [2.0, 1.0, 1.0] as const;
@@ -75,11 +84,7 @@ function schemaSql(dims: number): string {
     CREATE INDEX chunks_issue ON chunks (issue, comment_id, start_line) WHERE issue IS NOT NULL;
     ${COLLECTIONS.map(
       (collection) => `
-    CREATE VIRTUAL TABLE fts_${collection} USING fts5 (
-      title, text, identifiers,
-      content = '', contentless_delete = 1,
-      tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
-    );`,
+    ${ftsTableSql(collection)}`,
     ).join('')}
     CREATE VIRTUAL TABLE chunks_vec USING vec0 (
       embedding float[${dims}] distance_metric=cosine,
@@ -95,6 +100,25 @@ function schemaSql(dims: number): string {
     CREATE INDEX symbols_chunk ON symbols (chunk_seq);
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   `;
+}
+
+function ftsTableSql(collection: Collection): string {
+  return `CREATE VIRTUAL TABLE fts_${collection} USING fts5 (
+      title, text, identifiers,
+      content = '',
+      tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+    );`;
+}
+
+/**
+ * What a chunk's FTS row holds, from its stored title and text. Removing the row needs exactly these
+ * values again, so this must stay a pure function of the two (a change to it is a SCHEMA_VERSION bump).
+ * NFC so that a decomposed accent (e + U+0301) folds like a precomposed one.
+ */
+function ftsColumns(title: string, text: string): [string, string, string] {
+  const t = title.normalize('NFC');
+  const x = text.normalize('NFC');
+  return [t, x, expandIdentifiers(`${t}\n${x}`)];
 }
 
 function vectorBlob(v: Float32Array): Buffer {
@@ -173,6 +197,15 @@ export class SqliteStore implements Store {
           version = SCHEMA_VERSION;
         }).immediate();
       }
+      if (version === 1) {
+        db.transaction(() => {
+          version = readVersion();
+          if (version !== 1) return;
+          migrateFrom1(db);
+          db.pragma(`user_version = ${SCHEMA_VERSION}`);
+          version = SCHEMA_VERSION;
+        }).immediate();
+      }
       if (version !== SCHEMA_VERSION) {
         throw damaged(`index schema version ${version} is ${version > SCHEMA_VERSION ? 'newer than' : 'unknown to'} this cita (which reads version ${SCHEMA_VERSION})`);
       }
@@ -236,10 +269,7 @@ export class SqliteStore implements Store {
           issue: citation.issue ?? null,
           comment_id: citation.commentId ?? null,
         }).lastInsertRowid;
-        // NFC so that a decomposed accent (e + U+0301) folds like a precomposed one.
-        const title = chunk.title.normalize('NFC');
-        const text = chunk.text.normalize('NFC');
-        s.fts[chunk.collection].insert.run(seq, title, text, expandIdentifiers(`${title}\n${text}`));
+        s.fts[chunk.collection].insert.run(seq, ...ftsColumns(chunk.title, chunk.text));
         s.insertVec.run(BigInt(seq), vectorBlob(chunk.vector), chunk.collection);
         // The citation's symbol is findable too, even when the chunker left `symbols` empty.
         const names = new Set(chunk.symbols ?? []);
@@ -256,8 +286,10 @@ export class SqliteStore implements Store {
   /** Removes chunks from every table, one table at a time: vec0 deletes were 5x slower interleaved. */
   private remove(ids: string[]): void {
     const s = this.stmt;
-    const rows = ids.flatMap((id) => (s.seqOf.get(id) as { seq: number; collection: Collection } | undefined) ?? []);
-    for (const row of rows) s.fts[row.collection].delete.run(row.seq);
+    type Row = { seq: number; collection: Collection; title: string; text: string };
+    // Once per id: a second 'delete' of a row would subtract its tokens again.
+    const rows = [...new Set(ids)].flatMap((id) => (s.seqOf.get(id) as Row | undefined) ?? []);
+    for (const row of rows) s.fts[row.collection].delete.run(row.seq, ...ftsColumns(row.title, row.text));
     for (const row of rows) s.deleteVec.run(BigInt(row.seq));
     for (const row of rows) s.deleteSymbols.run(row.seq);
     for (const row of rows) s.deleteChunk.run(row.seq);
@@ -284,25 +316,25 @@ export class SqliteStore implements Store {
     const fts = this.stmt.fts[collection];
     if (!fts) throw new Error(`SqliteStore: unknown collection ${JSON.stringify(collection)}; allowed: ${COLLECTIONS.join(', ')}`);
     const match = ftsQuery(query);
-    if (match === '' || k <= 0) return [];
-    const rows = this.read(() => fts.bm25.all({ match, k }) as (ChunkRow & { score: number })[]);
-    return rows.map((row) => ({ chunk: rowToChunk(row), score: row.score }));
+    if (match === '' || !(k >= 1)) return [];
+    const search = (n: number) =>
+      this.read(() => fts.bm25.all({ match, n }) as (ChunkRow & { score: number })[]).map((row) => ({ chunk: rowToChunk(row), score: row.score }));
+    return (await topK(search, Math.floor(k), Number.MAX_SAFE_INTEGER)).hits;
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {
     if (vector.length !== this.dims) {
       throw new Error(`SqliteStore ${this.file}: query vector has ${vector.length} dimensions, the index ${this.dims}`);
     }
-    if (k <= 0) return [];
-    const rows = this.read(
-      () =>
-        this.stmt.knn.all({
-          vector: vectorBlob(vector),
-          k: Math.min(Math.floor(k), VEC_MAX_K),
-          collection,
-        }) as (ChunkRow & { distance: number })[],
-    );
-    return rows.map((row) => ({ chunk: rowToChunk(row), score: 1 - row.distance }));
+    if (!(k >= 1)) return [];
+    const blob = vectorBlob(vector);
+    const hits = (rows: unknown[]) =>
+      (rows as (ChunkRow & { distance: number })[]).map((row) => ({ chunk: rowToChunk(row), score: 1 - row.distance }));
+    const n = Math.floor(k);
+    const { hits: top, complete } = await topK((m) => hits(this.read(() => this.stmt.knn.all({ vector: blob, k: m, collection }))), n, VEC_MAX_K);
+    if (complete) return top;
+    // Beyond what vec0 answers: every vector of the collection, by the same distance function.
+    return hits(this.read(() => this.stmt.knnScan.all({ vector: blob, k: n, collection })));
   }
 
   /** Chunks in the order asked; unknown ids are skipped. */
@@ -381,6 +413,28 @@ export class SqliteStore implements Store {
   }
 }
 
+/**
+ * Version 1 indexed FTS rows in `contentless_delete=1` tables, whose bm25 statistics kept every row
+ * ever deleted. The FTS tables hold nothing that `chunks` does not, so they are rebuilt from it:
+ * the file then ranks like a fresh build, without re-reading sources or re-embedding.
+ */
+function migrateFrom1(db: Database.Database): void {
+  // All at once: better-sqlite3 runs no statement while another one iterates.
+  const rows = db.prepare(`SELECT seq, collection, title, text FROM chunks ORDER BY seq`).all() as {
+    seq: number;
+    collection: Collection;
+    title: string;
+    text: string;
+  }[];
+  for (const collection of COLLECTIONS) {
+    db.exec(`DROP TABLE fts_${collection}; ${ftsTableSql(collection)}`);
+  }
+  const insert = Object.fromEntries(
+    COLLECTIONS.map((c) => [c, db.prepare(`INSERT INTO fts_${c} (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)`)]),
+  ) as Record<Collection, Database.Statement>;
+  for (const row of rows) insert[row.collection].run(row.seq, ...ftsColumns(row.title, row.text));
+}
+
 /** Reads the dimensions from the vec0 table's own definition, so they can never disagree with it. */
 function vectorDims(db: Database.Database): number | undefined {
   const row = db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'`).get() as
@@ -401,13 +455,15 @@ function prepareStatements(db: Database.Database) {
   const [wTitle, wText, wIdent] = BM25_WEIGHTS;
   const ftsOf = (collection: Collection) => ({
     insert: db.prepare(`INSERT INTO fts_${collection} (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)`),
-    delete: db.prepare(`DELETE FROM fts_${collection} WHERE rowid = ?`),
-    // Rank on the FTS table alone, then read the k winners' rows: sorting full rows cost more.
+    delete: db.prepare(`INSERT INTO fts_${collection} (fts_${collection}, rowid, title, text, identifiers) VALUES ('delete', ?, ?, ?, ?)`),
+    // Rank on the FTS table alone, then read the n winners' rows: sorting full rows cost more, and
+    // so did joining every match to read its id. `bm25()` cuts at n by rowid (seq), which depends on
+    // the order of writes, so it asks topK's n = k + 1 and more while the n-th ties the k-th.
     bm25: db.prepare(
       `WITH top AS (
          SELECT rowid AS seq, -bm25(fts_${collection}, ${wTitle}, ${wText}, ${wIdent}) AS score
          FROM fts_${collection} WHERE fts_${collection} MATCH :match
-         ORDER BY score DESC, rowid LIMIT :k
+         ORDER BY score DESC, rowid LIMIT :n
        )
        SELECT ${CHUNK_COLUMNS}, top.score AS score FROM top JOIN chunks c ON c.seq = top.seq
        ORDER BY top.score DESC, c.id`,
@@ -415,7 +471,7 @@ function prepareStatements(db: Database.Database) {
   });
   return {
     fts: Object.fromEntries(COLLECTIONS.map((c) => [c, ftsOf(c)])) as Record<Collection, ReturnType<typeof ftsOf>>,
-    seqOf: db.prepare(`SELECT seq, collection FROM chunks WHERE id = ?`),
+    seqOf: db.prepare(`SELECT seq, collection, title, text FROM chunks WHERE id = ?`),
     insertChunk: db.prepare(
       `INSERT INTO chunks (id, collection, path, start_line, end_line, title, text, citation, tokens, symbols, issue, comment_id)
        VALUES (:id, :collection, :path, :start_line, :end_line, :title, :text, :citation, :tokens, :symbols, :issue, :comment_id)`,
@@ -436,6 +492,13 @@ function prepareStatements(db: Database.Database) {
        SELECT ${CHUNK_COLUMNS}, nearest.distance AS distance
        FROM nearest JOIN chunks c ON c.seq = nearest.rowid
        ORDER BY nearest.distance, c.id`,
+    ),
+    // Exhaustive, for a k or a tie beyond what vec0 answers; vec_distance_cosine is the distance vec0 computes.
+    knnScan: db.prepare(
+      `SELECT ${CHUNK_COLUMNS}, vec_distance_cosine(v.embedding, :vector) AS distance
+       FROM chunks_vec v JOIN chunks c ON c.seq = v.rowid
+       WHERE v.collection = :collection
+       ORDER BY distance, c.id LIMIT :k`,
     ),
     getMany: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))`),
     allIds: db.prepare(`SELECT id FROM chunks ORDER BY id`),

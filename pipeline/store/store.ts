@@ -67,7 +67,13 @@ export interface Store {
    * score is better. Any text is a valid query; one without searchable words returns no hits.
    */
   bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]>;
-  /** Nearest neighbours by cosine similarity (score = similarity, higher is better). */
+  /**
+   * Nearest neighbours by cosine similarity (score = similarity, higher is better), exact.
+   *
+   * bm25 and knn depend only on the content, never on the order it was written in: an index updated
+   * by any sequence of applies returns the same hits with the same scores as a fresh build of the same
+   * chunks. Equal scores are ordered by chunk id (`byScoreThenId`), the k-th place included.
+   */
   knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]>;
   /** Chunks (without vectors) in the order asked; unknown ids are skipped. */
   get(ids: string[]): Promise<Chunk[]>;
