@@ -35,6 +35,23 @@ export function sentencesSupported(_output, context) {
   return { pass: true, score: 1, reason: 'every sentence carries a valid citation that holds its text' };
 }
 
+/**
+ * (a') The question has gold (files or an issue that hold its answer), so "not found" is a miss: it
+ * fails. Without this, (a) and (b) pass an explicit no-answer, and a provider that always abstained
+ * would pass the whole suite. A test whose metadata says `answerable: false` (or that has no gold)
+ * passes an abstention: saying so is the right answer there.
+ */
+export function answersWhereGoldExists(_output, context) {
+  const m = metadataOf(context);
+  if (!m) return missing;
+  const t = context?.test?.metadata ?? {};
+  const gold = [...(t.goldFiles ?? []), ...(t.issue ? [`#${t.issue}`] : [])];
+  const hasGold = t.answerable !== false && gold.length > 0;
+  if (!hasGold) return { pass: true, score: 1, reason: m.noAnswer ? 'no gold answer exists, and the answer says so' : 'no gold answer to require' };
+  if (m.noAnswer) return { pass: false, score: 0, reason: `no answer, but the sources hold one (gold: ${list(gold)})` };
+  return { pass: true, score: 1, reason: `answered; gold exists (${list(gold)})` };
+}
+
 /** Never fails the test: retrieval is reported as a score (1 = found), not enforced. */
 function goldAmong(paths, context, where) {
   const m = metadataOf(context);
