@@ -22,7 +22,7 @@ export const evalRecord = z
     pair: z.string().min(1).optional(),
     /** `dev` questions may be looked at while developing; `test` ones are the held-out split. */
     split: z.enum(['dev', 'test']).optional(),
-    /** A short verbatim quote of a gold file that answers the question. */
+    /** A reference answer: a short verbatim quote of a gold file (cita's datasets) or the benchmark's answer (code-qa). */
     reference: z.string().min(1).optional(),
     gold: z
       .object({
@@ -98,8 +98,18 @@ function fromLocalization(r: z.infer<typeof localizationRecord>): EvalRecord {
   };
 }
 
+/** The benchmark's answer as the reference, without the stray `</start_of_answer>` some records end with. */
 function fromCodeQa(r: z.infer<typeof codeQaRecord>): EvalRecord {
-  return { id: r.id, pair: pairOf(r.id), lang: r.lang, kind: r.kind, question: r.question, gold: { files: r.gold_files, symbols: [], issues: [], source: majoritySource(r.gold_files), answerable: true } };
+  const reference = r.answer.replace(/<\/start_of_answer>\s*$/, '').trim();
+  return {
+    id: r.id,
+    pair: pairOf(r.id),
+    lang: r.lang,
+    kind: r.kind,
+    question: r.question,
+    ...(reference ? { reference } : {}),
+    gold: { files: r.gold_files, symbols: [], issues: [], source: majoritySource(r.gold_files), answerable: true },
+  };
 }
 
 /** Loads and validates one dataset; errors name the file, the line and the field. */

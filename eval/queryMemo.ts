@@ -29,6 +29,8 @@ export function memoizeQueries(embedder: Embedder): MemoizedEmbedder {
       return misses;
     },
     countTokens: (text: string) => embedder.countTokens(text),
+    // Query and passage prefixes differ: without this, query lengths would be counted as passages.
+    ...(embedder.countQueryTokens ? { countQueryTokens: (text: string) => embedder.countQueryTokens!(text) } : {}),
     embedPassages: (texts: string[]) => embedder.embedPassages(texts),
     close: () => embedder.close(),
     async embedQueries(texts: string[]): Promise<Float32Array[]> {

@@ -11,6 +11,7 @@ import type { FusionRow, LatencyRow, MetricValues, QuestionResult, RunReport } f
 import { METRIC_NAMES } from './suites/catalogue.ts';
 import { answerMetrics } from './suites/answer.ts';
 import { citationMetrics } from './suites/citations.ts';
+import { coverageMetrics, coverageRows, goldReachability, indexedPaths, queryTokens } from './suites/coverage.ts';
 import { contextSlots, fusionMetrics, goldCollections, isEvenQuota } from './suites/fusion.ts';
 import { rankedFiles, retrievalMetrics } from './suites/retrieval.ts';
 import { routingMetrics } from './suites/routing.ts';
@@ -43,9 +44,21 @@ export async function judgeAgainst(judge: Judge, generatorContext: Context, ques
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** Runs one question through `ask()` (the same path as `cita ask`) and every per-question suite. */
-export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judgeContext: (c: Context) => Context = (c) => c): Promise<QuestionResult> {
+/**
+ * Runs one question through `ask()` (the same path as `cita ask`) and every per-question suite.
+ * `indexed`: the file paths the index holds (read once per run), to flag gold no retrieval can reach.
+ */
+export async function evaluateQuestion(
+  target: EvalTarget,
+  q: EvalQuestion,
+  judgeContext: (c: Context) => Context = (c) => c,
+  indexed?: ReadonlySet<string>,
+): Promise<QuestionResult> {
   const witness = new WitnessGenerator(target.generator);
+  const reach = indexed ? goldReachability(q.gold.files, indexed) : undefined;
+  const query = { tokens: queryTokens(target.embedder, q.question), window: target.embedder.window };
+  const coverage = coverageMetrics(q.gold.files, reach?.reachable ?? q.gold.files, query.tokens, query.window);
+  if (!reach) coverage['gold.reachable'] = null;
   const base = {
     id: q.id,
     dataset: q.dataset,
@@ -53,7 +66,8 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
     kind: q.kind,
     expectedSource: q.gold.source,
     question: cut(q.question, 300),
-    gold: { files: q.gold.files, issues: q.gold.issues },
+    gold: { files: q.gold.files, issues: q.gold.issues, ...(reach ? { reachable: reach.reachable } : {}) },
+    query,
     ...(q.pair ? { pair: q.pair } : {}),
     ...(q.split ? { split: q.split } : {}),
     ...(q.gold.answerable === false ? { answerable: false as const } : {}),
@@ -66,7 +80,7 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
     const empty = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
     return {
       ...base,
-      metrics: Object.fromEntries(METRIC_NAMES.map((m) => [m, null])),
+      metrics: { ...Object.fromEntries(METRIC_NAMES.map((m) => [m, null])), ...coverage },
       route: { top: q.gold.source, weights: empty },
       slots: empty,
       ranked: [],
@@ -87,7 +101,7 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
   } else metrics.faithfulness = null;
   latency.total = performance.now() - started;
   const slots = contextSlots(result);
-  Object.assign(metrics, retrievalMetrics(q, result), routingMetrics(q, result), fusionMetrics(q, slots), citationMetrics(result.answer), answerMetrics(q, result.answer), { 'latency.total': latency.total });
+  Object.assign(metrics, retrievalMetrics(q, result), routingMetrics(q, result), fusionMetrics(q, slots), citationMetrics(result.answer), answerMetrics(q, result.answer), coverage, { 'latency.total': latency.total });
   const a = result.answer;
   return {
     ...base,
@@ -153,8 +167,9 @@ export interface RunOptions {
 export async function runTarget(target: EvalTarget, questions: EvalQuestion[], options: RunOptions): Promise<RunReport> {
   const started = Date.now();
   const results: QuestionResult[] = [];
+  const indexed = await indexedPaths(target.store);
   for (const q of questions) {
-    const r = await evaluateQuestion(target, q);
+    const r = await evaluateQuestion(target, q, undefined, indexed);
     results.push(r);
     options.onQuestion?.(results.length, questions.length, r);
   }
@@ -172,6 +187,7 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
     questions: results,
     aggregates: aggregate(results, METRIC_NAMES, options.stats),
     truncation: await truncationSuite(target.store, target.embedder.window),
+    coverage: coverageRows(results),
     fusion: fusionRows(results, (id) => gold.get(id) ?? new Set()),
     latency: latencyRows(results),
     seconds: (Date.now() - started) / 1000,

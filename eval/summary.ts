@@ -1,4 +1,4 @@
-import { comparisonTable, languageGapTable, metricTable, type Table } from './report/format.ts';
+import { comparisonTable, coverageTable, languageGapTable, metricTable, type Table } from './report/format.ts';
 import { markdownTable } from './report/markdown.ts';
 import type { Comparison, Report } from './report/types.ts';
 
@@ -13,6 +13,7 @@ export function summaryLines(report: Report): string[] {
   for (const run of report.runs) {
     lines.push('', `## ${run.label} (config ${run.configHash}, model ${run.model.id}, judge ${run.judge}, ${run.questions.length} questions, ${run.seconds.toFixed(0)} s)`);
     lines.push(...markdownTable(metricTable(report, run)));
+    if (run.coverage?.length) lines.push('', 'Coverage (unreachable: no gold file indexed; recall ceiling: the highest mean file recall the index allows; over window: questions longer than the model window):', ...markdownTable(coverageTable(run)));
     if (run.languageGap?.length) lines.push('', 'Language gap, es − en on paired questions (p Holm-adjusted):', ...markdownTable(languageGapTable(report, run)));
     const errors = run.questions.filter((q) => q.error);
     if (errors.length) lines.push(`${errors.length} questions failed, e.g. ${errors[0]!.id}: ${errors[0]!.error}`);

@@ -238,6 +238,31 @@ export function truncationTable(run: RunReport): Table {
   };
 }
 
+/**
+ * What the index and the model can reach, per dataset and language: questions whose gold files are
+ * all outside the index (unreachable: counted as misses in the retrieval means, and here apart), the
+ * recall ceiling, and questions longer than the model window as a query.
+ */
+export function coverageTable(run: RunReport): Table {
+  return {
+    head: ['dataset', 'lang', 'questions', 'with gold files', 'unreachable', 'partly reachable', 'recall ceiling', 'over window', 'longest query'],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    rows: (run.coverage ?? []).map((c) => ({
+      cells: [
+        c.dataset ?? 'all',
+        c.lang ?? 'all',
+        String(c.questions),
+        String(c.withGoldFiles),
+        c.unreachable > 0 ? `${c.unreachable} ⚠` : '0',
+        String(c.partlyReachable),
+        c.recallCeiling === null ? DASH : formatShare(c.recallCeiling),
+        c.overWindow > 0 ? `${c.overWindow} ⚠` : '0',
+        c.window === null ? DASH : `${c.maxQueryTokens} / ${c.window}`,
+      ],
+    })),
+  };
+}
+
 export function latencyTable(run: RunReport): Table {
   return {
     head: ['stage', 'n', 'p50', 'p95', 'mean'],
@@ -257,13 +282,15 @@ export function comparisonTable(report: Report, comparisons: Comparison[]): Tabl
     rows: comparisons.map((c) => {
       const m = metricInfo(report, c.metric);
       const empty = c.n === 0;
+      // Over each side's own answers: the answers scored per side, and each side's answered rate beside its value.
+      const side = (mean: number, answered: number | undefined) => (c.own ? `${formatValue(mean, m.unit)} (answered ${formatShare(answered ?? NaN)})` : formatValue(mean, m.unit));
       const row: TableRow = {
         cells: [
-          m.label,
+          c.own ? `${m.label} (own answers)` : m.label,
           groupLabel(c.group),
-          String(c.n),
-          empty ? DASH : formatValue(c.meanA, m.unit),
-          empty ? DASH : formatValue(c.meanB, m.unit),
+          c.own ? `${c.own.nA} / ${c.own.nB}` : String(c.n),
+          empty ? DASH : side(c.meanA, c.own?.answeredA),
+          empty ? DASH : side(c.meanB, c.own?.answeredB),
           empty ? DASH : formatDiff(c.diff, c.low, c.high, m.unit),
           empty ? DASH : formatP(c.p),
           verdictMark(c.verdict),

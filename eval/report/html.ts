@@ -10,6 +10,7 @@ import {
   formatP,
   formatShare,
   formatValue,
+  coverageTable,
   fusionTable,
   groupLabel,
   isFiniteNumber,
@@ -369,6 +370,7 @@ function runSection(report: Report, run: RunReport): string {
   if (byKind.rows.length > 0) out.push('<h3>By question kind × language</h3>', htmlTable(byKind));
   const bySource = metricByTable(report, run, 'source');
   if (bySource.rows.length > 0) out.push('<h3>By expected source × language</h3>', htmlTable(bySource));
+  if (run.coverage?.length) out.push('<h3>Coverage</h3>', '<p>Unreachable: no gold file indexed (misses in the retrieval means, counted here apart); recall ceiling: the highest mean file recall the index allows; over window: questions longer than the model window as a query.</p>', htmlTable(coverageTable(run)));
   if (run.fusion.length > 0) out.push('<h3>Fusion</h3>', slotChart(run), htmlTable(fusionTable(run)));
   if (run.truncation.length > 0) {
     out.push('<h3>Truncation</h3>', `<div class="charts">${run.truncation.map(truncationChart).join('\n')}</div>`, htmlTable(truncationTable(run)));

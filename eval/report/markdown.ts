@@ -1,6 +1,7 @@
 import { COLLECTIONS } from '../../pipeline/types.ts';
 import {
   comparisonTable,
+  coverageTable,
   fusionTable,
   languageGapTable,
   latencyTable,
@@ -40,7 +41,8 @@ export function renderMarkdown(report: Report): string {
     const worse = comps.filter((c) => c.verdict === 'worse').length;
     out.push('## Comparison', '');
     out.push(
-      `Paired over the questions both runs answered; p from a two-sided paired permutation test, CI from the paired bootstrap. ` +
+      `Paired over the questions where both runs have the metric (p: two-sided paired permutation test, CI: paired bootstrap), ` +
+        `except metrics of answers (faithfulness, citation checks): those over each run's own answers, unpaired, with its answered rate beside. ` +
         `Significant (p < 0.05): ${better} ▲ better, ${worse} ▼ worse; the rest – same.`,
       '',
     );
@@ -128,6 +130,15 @@ function runSection(report: Report, run: RunReport): string[] {
   if (run.fusion.length > 0) {
     out.push('### Fusion', '', 'Mean context slots per collection; even quota: share of questions whose used collections got equal slots; wasted: share of slots on collections without gold.', '');
     out.push(...markdownTable(fusionTable(run)), '');
+  }
+  if (run.coverage?.length) {
+    out.push(
+      '### Coverage',
+      '',
+      'Gold the index holds and queries the model reads whole. Unreachable: no gold file indexed (kept in the retrieval means as misses, counted here apart); recall ceiling: the highest mean file recall the index allows; over window: questions longer than the model window as a query.',
+      '',
+    );
+    out.push(...markdownTable(coverageTable(run)), '');
   }
   if (run.truncation.length > 0) {
     out.push('### Truncation', '', 'Chunk sizes in model tokens; over window must be 0.', '');

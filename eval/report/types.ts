@@ -19,6 +19,12 @@ export interface MetricInfo {
   unit: 'share' | 'ms' | 'count';
   /** One line: what it measures and over which questions it is defined. */
   description: string;
+  /**
+   * `answers`: defined only on the answers a side gave (faithfulness, citation checks). A/B then
+   * compares each side over its own answers, unpaired, with both answered rates beside: pairing over
+   * the questions both answered would hide a side that answers more, or less faithfully.
+   */
+  over?: 'answers';
 }
 
 /** Per-question values; `null` where the metric does not apply (e.g. no gold issue, no answer). */
@@ -33,7 +39,10 @@ export interface QuestionResult {
   expectedSource: Collection;
   /** The question, cut to 300 characters for the report. */
   question: string;
-  gold: { files: string[]; issues: number[] };
+  /** `reachable`: the gold files the index holds (a gold file not indexed can never be retrieved). */
+  gold: { files: string[]; issues: number[]; reachable?: string[] };
+  /** The question as a query: its tokens as the model counts them, and the model window it must fit. */
+  query?: { tokens: number; window: number };
   /** The same question in the other language has the same pair id (the language-gap test pairs them). */
   pair?: string;
   split?: 'dev' | 'test';
@@ -97,6 +106,23 @@ export interface TruncationRow {
   histogram: { from: number; to: number; count: number }[];
 }
 
+/** What the index and the model can reach, per dataset and language (both absent: all questions). */
+export interface CoverageRow {
+  dataset?: string;
+  lang?: Lang;
+  questions: number;
+  withGoldFiles: number;
+  /** Questions none of whose gold files the index holds: counted in the retrieval means as misses, and here apart. */
+  unreachable: number;
+  partlyReachable: number;
+  /** Mean share of gold files indexed over the questions with gold files: the highest mean file recall possible. */
+  recallCeiling: number | null;
+  /** Questions longer than the model window as a query (the model reads only their first `window` tokens). */
+  overWindow: number;
+  maxQueryTokens: number;
+  window: number | null;
+}
+
 export interface FusionRow {
   kind: string;
   questions: number;
@@ -132,6 +158,8 @@ export interface RunReport {
   questions: QuestionResult[];
   aggregates: Aggregate[];
   truncation: TruncationRow[];
+  /** Reachable gold and queries over the window; absent in reports written before it was recorded. */
+  coverage?: CoverageRow[];
   fusion: FusionRow[];
   latency: LatencyRow[];
   /** Wall time of the whole run, seconds. */
@@ -156,18 +184,24 @@ export interface GapRow {
   verdict: 'gap' | 'none';
 }
 
-/** A paired comparison of one metric over the questions both runs answered. */
+/**
+ * A comparison of one metric: paired over the questions where both runs have it, or, for a metric
+ * defined on answers (`MetricInfo.over`), unpaired over each run's own answers (`own` set).
+ */
 export interface Comparison {
   metric: string;
   group: Group;
+  /** Paired: questions; over own answers: nA + nB. */
   n: number;
+  /** Over own answers: each side's answers scored, and each side's answered rate in the group (NaN if none). */
+  own?: { nA: number; nB: number; answeredA: number; answeredB: number };
   meanA: number;
   meanB: number;
   /** meanB − meanA, with the paired bootstrap 95% CI of the difference. */
   diff: number;
   low: number;
   high: number;
-  /** Two-sided paired permutation test. */
+  /** Two-sided permutation test: paired (sign flips), or two-sample over own answers. */
   p: number;
   /** p < 0.05: `better` or `worse` for B according to the metric's direction; else `same`. */
   verdict: 'better' | 'worse' | 'same';

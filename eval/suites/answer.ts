@@ -1,5 +1,6 @@
 import type { EvalQuestion } from '../../datasets/questions.ts';
 import type { VerifiedAnswer } from '../../pipeline/answer/types.ts';
+import { referenceTermRecall } from '../metrics/referenceTerms.ts';
 import type { MetricValues } from '../report/types.ts';
 
 /**
@@ -7,9 +8,12 @@ import type { MetricValues } from '../report/types.ts';
  * answered right when the answer is given and one of its verified citations is a gold file (a page
  * that holds the answer; a gold issue where the gold has no file); an unanswerable one when the generator says the sources
  * hold no answer. `citations.invalid`: answers with a marker that failed verification (must be 0).
+ * `answer.referenceTerms`: where the question has a reference answer, the share of its key identifiers
+ * the answer names (see metrics/referenceTerms.ts for what that can and cannot tell); an abstention
+ * on an answerable question names none, so it scores 0 rather than dropping out.
  */
-export function answerMetrics(q: Pick<EvalQuestion, 'gold'>, answer: VerifiedAnswer | undefined): MetricValues {
-  if (!answer) return { 'answer.right': null, 'answer.abstained': null, 'citations.invalid': null };
+export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference'>, answer: VerifiedAnswer | undefined): MetricValues {
+  if (!answer) return { 'answer.right': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'citations.invalid': null };
   const answered = !answer.noAnswer;
   const files = new Set(q.gold.files);
   const issues = new Set(q.gold.issues);
@@ -17,9 +21,11 @@ export function answerMetrics(q: Pick<EvalQuestion, 'gold'>, answer: VerifiedAns
   // code); the issue counts only for questions whose gold is an issue alone.
   const citesGold = answer.citations.some((c) => (files.size > 0 ? c.issue === undefined && files.has(c.path) : c.issue !== undefined && issues.has(c.issue)));
   const answerable = q.gold.answerable !== false;
+  const reference = answerable && q.reference ? referenceTermRecall(answered ? answer.text : '', q.reference) : null;
   return {
     'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,
     'answer.abstained': answerable ? null : answered ? 0 : 1,
+    'answer.referenceTerms': reference,
     'citations.invalid': answered ? (answer.invalid.length > 0 ? 1 : 0) : null,
   };
 }
