@@ -99,6 +99,9 @@ describe('cita eval', () => {
     expect(counted).toEqual(run.index.chunks);
     expect(run.truncation.every((t) => t.overWindow === 0 && t.maxTokens <= t.window)).toBe(true);
     expect(run.latency.find((l) => l.stage === 'total')!.n).toBe(8);
+    // Coverage: every gold file is indexed, every question fits the window, each counted as a query.
+    expect(run.coverage![0]).toMatchObject({ questions: 8, withGoldFiles: 8, unreachable: 0, recallCeiling: 1, overWindow: 0, window: 512 });
+    expect(run.questions.every((q) => q.gold.reachable!.length === 1 && q.query!.tokens > 2 && q.query!.tokens < 40)).toBe(true);
     const html = fs.readFileSync(path.join(p.dir, 'reports/run1.html'), 'utf8');
     expect(html).toContain('<svg');
     expect(fs.readFileSync(path.join(p.dir, 'reports/run1.md'), 'utf8')).toContain(run.configHash.slice(0, 12));
@@ -122,6 +125,11 @@ describe('cita eval', () => {
     expect(recall.n).toBe(8);
     expect(recall.diff).toBeCloseTo(b.reduce((x, y) => x + y, 0) / 8 - a.reduce((x, y) => x + y, 0) / 8, 12);
     expect(b.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
+    // B cannot find them: their gold is not indexed. Flagged per question, counted apart, the ceiling 2/8.
+    expect(rep.runs[1]!.questions.map((q) => q.gold.reachable!.length)).toEqual([0, 0, 0, 0, 0, 0, 1, 1]);
+    expect(rep.runs[1]!.coverage![0]).toMatchObject({ unreachable: 6, recallCeiling: 0.25 });
+    expect(rep.comparisons!.find((c) => c.metric === 'gold.reachable' && Object.keys(c.group).length === 0)).toMatchObject({ diff: -0.75, verdict: 'worse' });
+    expect(r.stdout).toContain('| all | all | 8 | 8 | 6 ⚠ |');
     expect(recall.verdict).toBe('worse');
     expect(recall.p).toBeLessThan(0.05);
     expect(recall.high).toBeLessThan(0); // the CI of the difference excludes 0
