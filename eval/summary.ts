@@ -20,7 +20,7 @@ export function summaryLines(report: Report): string[] {
   }
   if (report.comparisons) {
     const table: Table = comparisonTable(report, mainComparisons(report.comparisons));
-    lines.push('', `## ${report.kind === 'nightly' ? 'current vs baseline' : 'B vs A'} (paired permutation test; ▲/▼ significant at p < 0.05)`);
+    lines.push('', `## ${report.kind === 'nightly' ? 'current vs baseline' : 'B vs A'} (paired permutation test; metrics of answers over each side's own answers, unpaired; ▲/▼ significant at p < 0.05)`);
     lines.push(...markdownTable(table));
   }
   return lines;
