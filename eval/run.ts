@@ -12,7 +12,7 @@ import { METRIC_NAMES } from './suites/catalogue.ts';
 import { answerMetrics } from './suites/answer.ts';
 import { citationMetrics } from './suites/citations.ts';
 import { contextSlots, fusionMetrics, goldCollections, isEvenQuota } from './suites/fusion.ts';
-import { rankedFiles, retrievalMetrics } from './suites/retrieval.ts';
+import { contextFiles, retrievalMetrics } from './suites/retrieval.ts';
 import { routingMetrics } from './suites/routing.ts';
 import { truncationSuite } from './suites/truncation.ts';
 import type { EvalTarget } from './target.ts';
@@ -70,6 +70,7 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
       route: { top: q.gold.source, weights: empty },
       slots: empty,
       ranked: [],
+      contextFiles: [],
       latency: { total: performance.now() - started },
       error: (err as Error).message,
     };
@@ -94,7 +95,8 @@ export async function evaluateQuestion(target: EvalTarget, q: EvalQuestion, judg
     metrics,
     route: { top: result.route.top, weights: result.route.weights },
     slots,
-    ranked: rankedFiles(result).slice(0, 10),
+    ranked: result.ranking.files,
+    contextFiles: contextFiles(result),
     ...(a
       ? {
           answer: {
