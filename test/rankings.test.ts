@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDatasets } from '../datasets/questions.ts';
+import { ask, RANK_DEPTH } from '../pipeline/answer/ask.ts';
 import { aggregate } from '../eval/aggregate.ts';
 import { accuracyAt1 } from '../eval/metrics/accuracyAt1.ts';
 import { ndcgAtK } from '../eval/metrics/ndcgAtK.ts';
@@ -92,6 +93,32 @@ describe('rankings and the TREC export', () => {
       const recall = (rs: QuestionResult[]) => rs.reduce((s, r) => s + r.metrics['context.recall']!, 0);
       expect(recall(small)).toBeLessThan(recall(large));
       expect(large.some((r) => r.contextFiles!.length > 1)).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it("ask()'s ranking is the order chunks enter the context as its budget grows", { timeout: 600_000 }, async () => {
+    const { targets, close } = await openTargets([{ label: 'A', instance: 'demo', overlays: [], overrides: [] }], p.dir, () => {});
+    try {
+      const t = targets[0]!;
+      const deps = { config: t.config, store: t.store, embedder: t.embedder, generator: t.generator, checkout: t.paths.checkout };
+      for (const question of ['How do I change the colour of the output?', 'How are configuration files and plugins loaded?']) {
+        const runs = [];
+        for (let k = 1; k <= 8; k++) runs.push(await ask(deps, question, { budget: { chunks: k }, retrieveOnly: true }));
+        expect(runs.every((r) => r.context.blocks.every((b) => b.scores.via === 'search'))).toBe(true); // no lookups here
+        // The ranking's first n chunks are exactly those of the contexts of budget 1..k (n of them):
+        // the first k when the slot split only grows with k, a few more when a chunk left on the way.
+        const entered = new Set<string>();
+        for (const [i, r] of runs.entries()) {
+          expect(r.ranking).toEqual(runs[0]!.ranking);
+          for (const b of r.context.blocks) entered.add(b.chunk.id);
+          expect(entered.size).toBeGreaterThanOrEqual(Math.min(i + 1, r.ranking.chunks.length));
+          expect([...entered].sort(), `${question} k=${i + 1}`).toEqual(r.ranking.chunks.slice(0, entered.size).sort());
+        }
+        expect(runs[0]!.ranking.depth).toBe(RANK_DEPTH);
+        expect(runs[0]!.ranking.chunks.length).toBeGreaterThan(3); // several budgets tell something apart
+      }
     } finally {
       await close();
     }

@@ -48,12 +48,18 @@ export interface AskOptions {
 export const RANK_DEPTH = 50;
 
 /**
- * The ranking the context is cut from, continued past the answer budget: the order `ask()` would
- * fill a context of `depth` blocks (lookups placed as in the context, then the fusion of each
- * collection's hybrid candidates at k = depth). It depends on the question, the index and the
- * retrieval and fusion settings, never on `answer.budget`, so metrics at k over it do not move when
- * the context grows or shrinks. `chunks`: chunk ids, each once; `files`: the distinct files of those
- * chunks (code and docs; issues are not files), in order.
+ * The ranking the context is cut from, continued past the answer budget: searched chunks in the
+ * order they enter the fused list as its size k grows from 1 to `depth` (each collection's hybrid
+ * candidates cut to k, fused at k, exactly as a context of budget k is), with lookups placed as in
+ * the context. Proportional fusion splits k slots by fit, so its list at k is not a prefix of its
+ * list at 50; the order of entry is what stays fixed: the first k chunks of the ranking are the
+ * chunks a context of budget k fuses, when each collection's slots only grow with k (fits are
+ * measured on the lists cut to k, so a split can shift and a chunk leave; it keeps its place, and
+ * the first n chunks are then those of the contexts of budget 1..k). It depends on the question,
+ * the index and the retrieval and fusion settings, never on `answer.budget` (while `budget.chunks`
+ * ≤ `retrieval.hybrid.candidates`, which sets the candidate pool), so metrics at k over it do not
+ * move when the context grows or shrinks. `chunks`: chunk ids, each once; `files`: the distinct
+ * files of those chunks (code and docs; issues are not files), in order.
  */
 export interface Ranking {
   depth: number;
@@ -177,7 +183,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   const fusionOptions = { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK };
   const fusion = fuse(fusionConfig.method, lists, route.weights, budget.chunks, fusionOptions);
-  const ordered = (fused: FusionResult) => {
+  const ordered = (fused: Pick<FusionResult, 'ranked'>) => {
     const ranked = fused.ranked.map((h) => ({
       chunk: h.chunk,
       scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
@@ -186,7 +192,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     return [...lookedUp, ...ranked.slice(0, at), ...mentioned, ...ranked.slice(at)];
   };
   const context = buildContext(question, route.language, ordered(fusion), budget, translation?.text);
-  const ranking = rankingOf(ordered(fuse(fusionConfig.method, deep, route.weights, depth, fusionOptions)), depth);
+  const ranking = rankingOf(ordered(entryOrder((k) => fuse(fusionConfig.method, cutTo(deep, k), route.weights, k, fusionOptions), depth)), depth);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {
@@ -206,6 +212,28 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     });
   }
   return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings };
+}
+
+/** Each collection's list cut to its first k hits. */
+function cutTo(lists: Partial<Record<Collection, SearchHit[]>>, k: number): Partial<Record<Collection, SearchHit[]>> {
+  return Object.fromEntries(Object.entries(lists).map(([c, hits]) => [c, hits.slice(0, k)]));
+}
+
+/**
+ * Hits in the order they first enter `fuseAt(k)` for k = 1..depth; hits entering at the same k in
+ * the fused order. A hit that leaves at a larger k keeps its place.
+ */
+function entryOrder(fuseAt: (k: number) => FusionResult, depth: number): Pick<FusionResult, 'ranked'> {
+  const ranked: FusionResult['ranked'] = [];
+  const seen = new Set<string>();
+  for (let k = 1; k <= depth; k++) {
+    for (const h of fuseAt(k).ranked) {
+      if (seen.has(h.chunk.id)) continue;
+      seen.add(h.chunk.id);
+      ranked.push(h);
+    }
+  }
+  return { ranked };
 }
 
 /** The first `depth` distinct chunks of the candidates in order, and their distinct files. */
