@@ -13,7 +13,7 @@ import { answerMetrics } from './suites/answer.ts';
 import { citationMetrics } from './suites/citations.ts';
 import { coverageMetrics, coverageRows, goldReachability, indexedPaths, queryTokens } from './suites/coverage.ts';
 import { contextSlots, fusionMetrics, goldCollections, isEvenQuota } from './suites/fusion.ts';
-import { rankedFiles, retrievalMetrics } from './suites/retrieval.ts';
+import { contextFiles, retrievalMetrics } from './suites/retrieval.ts';
 import { routingMetrics } from './suites/routing.ts';
 import { truncationSuite } from './suites/truncation.ts';
 import type { EvalTarget } from './target.ts';
@@ -84,6 +84,7 @@ export async function evaluateQuestion(
       route: { top: q.gold.source, weights: empty },
       slots: empty,
       ranked: [],
+      contextFiles: [],
       latency: { total: performance.now() - started },
       error: (err as Error).message,
     };
@@ -108,7 +109,8 @@ export async function evaluateQuestion(
     metrics,
     route: { top: result.route.top, weights: result.route.weights },
     slots,
-    ranked: rankedFiles(result).slice(0, 10),
+    ranked: result.ranking.files,
+    contextFiles: contextFiles(result),
     ...(a
       ? {
           answer: {

@@ -44,28 +44,26 @@ const q = (gold: Partial<EvalQuestion['gold']>, extra: Partial<EvalQuestion> = {
 });
 
 describe('retrieval suite', () => {
-  const context = ctx([
-    chunk('a', 'code', 'src/a.py', 'def a(): pass'),
-    chunk('i', 'issues', 'issues/7', 'issue text', 7),
-    chunk('b', 'docs', 'doc/b.rst', 'B'),
-    chunk('a2', 'code', 'src/a.py', 'def a2(): pass'),
-    chunk('c', 'code', 'src/c.py', 'def c(): pass'),
-  ]);
-  it('ranks distinct files in context order, issues left out', () => {
-    // files: src/a.py, doc/b.rst, src/c.py; gold {src/c.py, doc/b.rst}
-    const m = retrievalMetrics(q({ files: ['src/c.py', 'doc/b.rst'], issues: [7, 8] }), { context });
+  // The ranking goes deeper than the context: src/c.py is ranked third but did not fit in the context.
+  const context = ctx([chunk('a', 'code', 'src/a.py', 'def a(): pass'), chunk('i', 'issues', 'issues/7', 'issue text', 7), chunk('b', 'docs', 'doc/b.rst', 'B')]);
+  const ranking = { depth: 50, chunks: ['a', 'i', 'b', 'a2', 'c'], files: ['src/a.py', 'doc/b.rst', 'src/c.py'] };
+  it('scores the ranking at k, and the context apart as context.recall', () => {
+    // ranked files: src/a.py, doc/b.rst, src/c.py; gold {src/c.py, doc/b.rst}
+    const m = retrievalMetrics(q({ files: ['src/c.py', 'doc/b.rst'], issues: [7, 8] }), { context, ranking });
     expect(m['file.acc@1']).toBe(0);
     expect(m['file.mrr']).toBeCloseTo(1 / 2, 12); // first gold at rank 2
     expect(m['file.recall@5']).toBe(1);
     // DCG = 1/log2(3) + 1/log2(4); IDCG = 1 + 1/log2(3)
     expect(m['file.ndcg@10']).toBeCloseTo((1 / Math.log2(3) + 0.5) / (1 + 1 / Math.log2(3)), 12);
     expect(m['doc.recall@10']).toBe(1);
+    expect(m['context.recall']).toBe(0.5); // doc/b.rst in the context, src/c.py only in the ranking
     expect(m['issue.recall']).toBe(0.5); // #7 in context, #8 not
   });
   it('is null where there is no gold of that kind', () => {
-    const m = retrievalMetrics(q({ issues: [7] }), { context });
+    const m = retrievalMetrics(q({ issues: [7] }), { context, ranking });
     expect(m['file.recall@5']).toBeNull();
     expect(m['doc.recall@10']).toBeNull();
+    expect(m['context.recall']).toBeNull();
     expect(m['issue.recall']).toBe(1);
   });
 });

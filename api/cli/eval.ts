@@ -30,6 +30,7 @@ interface EvalOptions {
   limit?: number;
   out: string;
   name?: string;
+  trec?: string | true;
 }
 
 /** `cita eval`: one configuration, or an A/B with paired tests; reports in JSON, Markdown and HTML. */
@@ -48,6 +49,7 @@ export function registerEval(program: Command): void {
     .option('--limit <n>', 'only the first n questions of each dataset', limit)
     .option('--out <dir>', 'where the reports go', 'reports')
     .option('--name <name>', 'report file name without extension (default: eval-<instance>-<time> or ab-<instance>-<time>)')
+    .option('--trec [dir]', 'also write each run as a TREC run file and qrels (<name>.<label>.run / .qrels) into dir (default: beside the report)')
     .action(async (instance: string, opts: EvalOptions) => {
       const { evaluate } = await import('../../eval/evaluate.ts');
       const { writeReport } = await import('../../eval/report/write.ts');
@@ -73,5 +75,10 @@ export function registerEval(program: Command): void {
       const files = writeReport(report, path.resolve(root, opts.out), name);
       process.stdout.write(summaryLines(report).join('\n') + '\n');
       process.stdout.write(`reports: ${files.json}\n         ${files.md}\n         ${files.html}\n`);
+      if (opts.trec) {
+        const { writeTrec } = await import('../../eval/trec/export.ts');
+        const trec = writeTrec(report, path.resolve(root, opts.trec === true ? opts.out : opts.trec), name);
+        process.stdout.write(`trec:    ${trec.join('\n         ')}\n`);
+      }
     });
 }

@@ -389,7 +389,7 @@ function questionDetails(report: Report, run: RunReport): string {
   return [
     `<details class="questions"><summary>Per question (${run.questions.length})</summary>`,
     '<table class="questions"><thead><tr>',
-    ['id', 'lang', 'kind', 'expected', 'route top', 'question', 'files ranked (gold in bold)', 'slots d/c/i', 'metrics', 'answer', 'error'].map((h) => `<th>${h}</th>`).join(''),
+    ['id', 'lang', 'kind', 'expected', 'route top', 'question', 'files ranked, first 10 (gold in bold)', 'slots d/c/i', 'metrics', 'answer', 'error'].map((h) => `<th>${h}</th>`).join(''),
     '</tr></thead><tbody>',
     rows,
     '</tbody></table></details>',
@@ -398,8 +398,10 @@ function questionDetails(report: Report, run: RunReport): string {
 
 function questionRow(report: Report, q: QuestionResult): string {
   const gold = new Set(q.gold.files);
-  const files = q.ranked.length
-    ? `<ol>${q.ranked.map((f) => (gold.has(f) ? `<li><b>${escapeHtml(f)}</b></li>` : `<li>${escapeHtml(f)}</li>`)).join('')}</ol>`
+  // The first 10 of the ranking, and any gold file ranked below them at its rank.
+  const shown = q.ranked.map((f, i) => [f, i + 1] as const).filter(([f, rank]) => rank <= 10 || gold.has(f));
+  const files = shown.length
+    ? `<ol>${shown.map(([f, rank]) => `<li value="${rank}">${gold.has(f) ? `<b>${escapeHtml(f)}</b>` : escapeHtml(f)}</li>`).join('')}</ol>`
     : DASH;
   const metrics = Object.entries(q.metrics)
     .filter((e): e is [string, number] => isFiniteNumber(e[1]))

@@ -52,8 +52,10 @@ export interface QuestionResult {
   route: { top: Collection; weights: Record<Collection, number> };
   /** Context blocks per collection after fusion (lookups included). */
   slots: Record<Collection, number>;
-  /** The first 10 distinct files of the context, in order. */
+  /** The distinct files of `ask()`'s ranking (RANK_DEPTH chunks deep), in order: what the metrics at k and the TREC run score. */
   ranked: string[];
+  /** The distinct files of the context, in block order (what `context.recall` scores); absent in reports made before it. */
+  contextFiles?: string[];
   answer?: {
     generator: string;
     text: string;

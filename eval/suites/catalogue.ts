@@ -2,12 +2,13 @@ import type { MetricInfo } from '../report/types.ts';
 
 /** Every metric the harness reports, in display order. Shares are per question, averaged over the questions where they apply. */
 export const METRICS: MetricInfo[] = [
-  { name: 'file.recall@5', label: 'Recall@5 (files)', direction: 'higher', unit: 'share', description: 'gold files among the first 5 distinct files of the context; questions with gold files' },
-  { name: 'file.recall@10', label: 'Recall@10 (files)', direction: 'higher', unit: 'share', description: 'gold files among the first 10 distinct files of the context' },
-  { name: 'file.acc@1', label: 'Acc@1 (files)', direction: 'higher', unit: 'share', description: 'the first file of the context is a gold file' },
-  { name: 'file.mrr', label: 'MRR (files)', direction: 'higher', unit: 'share', description: 'reciprocal rank of the first gold file' },
-  { name: 'file.ndcg@10', label: 'nDCG@10 (files)', direction: 'higher', unit: 'share', description: 'binary-relevance nDCG of the first 10 distinct files' },
-  { name: 'doc.recall@10', label: 'Recall@10 (docs)', direction: 'higher', unit: 'share', description: 'gold documentation files among the first 10 distinct doc files; questions with gold docs' },
+  { name: 'file.recall@5', label: 'Recall@5 (files)', direction: 'higher', unit: 'share', description: "gold files among the first 5 distinct files of ask()'s ranking (deeper than the context, whatever the answer budget); questions with gold files" },
+  { name: 'file.recall@10', label: 'Recall@10 (files)', direction: 'higher', unit: 'share', description: 'gold files among the first 10 distinct files of the ranking' },
+  { name: 'file.acc@1', label: 'Acc@1 (files)', direction: 'higher', unit: 'share', description: 'the first file of the ranking is a gold file' },
+  { name: 'file.mrr', label: 'MRR (files)', direction: 'higher', unit: 'share', description: 'reciprocal rank of the first gold file in the ranking (0 when none in its first 50 chunks)' },
+  { name: 'file.ndcg@10', label: 'nDCG@10 (files)', direction: 'higher', unit: 'share', description: 'binary-relevance nDCG of the first 10 distinct files of the ranking' },
+  { name: 'doc.recall@10', label: 'Recall@10 (docs)', direction: 'higher', unit: 'share', description: 'gold documentation files among the first 10 distinct doc files of the ranking; questions with gold docs' },
+  { name: 'context.recall', label: 'Context recall (files)', direction: 'higher', unit: 'share', description: 'gold files with a block in the context the generator read (moves with answer.budget); questions with gold files' },
   { name: 'gold.reachable', label: 'Gold indexed (recall ceiling)', direction: 'higher', unit: 'share', description: "share of the question's gold files the index holds; its mean is the highest file recall the index allows; questions with gold files" },
   { name: 'query.overWindow', label: 'Queries over the model window', direction: 'lower', unit: 'share', description: 'the question is longer than the model window as a query (the model reads only its first tokens)' },
   { name: 'issue.recall', label: 'Recall (issues)', direction: 'higher', unit: 'share', description: 'gold issues with a block in the context; questions with gold issues' },

@@ -8,17 +8,22 @@ import { reciprocalRank } from '../metrics/reciprocalRank.ts';
 import type { MetricValues } from '../report/types.ts';
 
 /** The context's files in block order (lookups first, as the generator reads them), each once. */
-export function rankedFiles(result: Pick<AskResult, 'context'>): string[] {
+export function contextFiles(result: Pick<AskResult, 'context'>): string[] {
   return distinct(result.context.blocks.filter((b) => b.chunk.collection !== 'issues').map((b) => b.citation.path));
 }
 
-/** Retrieval at file level (and doc / issue level) over the context `ask()` built. Null where there is no gold of that kind. */
-export function retrievalMetrics(q: EvalQuestion, result: Pick<AskResult, 'context'>): MetricValues {
-  const files = rankedFiles(result);
+/**
+ * Retrieval at file level (and doc / issue level). The metrics at k are over `ask()`'s ranking (to
+ * RANK_DEPTH chunks, whatever the answer budget); `context.recall` is over the context the generator
+ * read. Null where there is no gold of that kind.
+ */
+export function retrievalMetrics(q: EvalQuestion, result: Pick<AskResult, 'context' | 'ranking'>): MetricValues {
+  const files = result.ranking.files;
   const gold = q.gold.files;
   const goldDocs = gold.filter((f) => sourceOfFile(f) === 'docs');
   const docFiles = files.filter((f) => sourceOfFile(f) === 'docs');
   const inContext = new Set(result.context.blocks.map((b) => b.citation.issue).filter((n) => n !== undefined));
+  const contextual = new Set(contextFiles(result));
   const has = gold.length > 0;
   return {
     'file.recall@5': has ? recallAtK(files, gold, 5) : null,
@@ -27,6 +32,7 @@ export function retrievalMetrics(q: EvalQuestion, result: Pick<AskResult, 'conte
     'file.mrr': has ? reciprocalRank(files, gold) : null,
     'file.ndcg@10': has ? ndcgAtK(files, gold, 10) : null,
     'doc.recall@10': goldDocs.length ? recallAtK(docFiles, goldDocs, 10) : null,
+    'context.recall': has ? new Set(gold.filter((f) => contextual.has(f))).size / new Set(gold).size : null,
     'issue.recall': q.gold.issues.length ? q.gold.issues.filter((n) => inContext.has(n)).length / q.gold.issues.length : null,
   };
 }

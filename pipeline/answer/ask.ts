@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
 import { fuse, type FusionResult } from '../retrieval/fusion/index.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
-import { searchCollection } from '../retrieval/search.ts';
+import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
 import { meanVector, questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import type { Translator } from '../text/translate.ts';
@@ -37,6 +37,34 @@ export interface AskOptions {
   budget?: Partial<CitaConfig['answer']['budget']>;
   /** Skip generation (retrieval-only evaluation). */
   retrieveOnly?: boolean;
+  /** Depth of `AskResult.ranking` (default RANK_DEPTH). */
+  rankDepth?: number;
+}
+
+/**
+ * How deep `AskResult.ranking` goes, in chunks: as deep as each retriever's default candidate list
+ * (`retrieval.hybrid.candidates`, 50), so ranking metrics at k ≤ 10 never run out of list.
+ */
+export const RANK_DEPTH = 50;
+
+/**
+ * The ranking the context is cut from, continued past the answer budget: searched chunks in the
+ * order they enter the fused list as its size k grows from 1 to `depth` (each collection's hybrid
+ * candidates cut to k, fused at k, exactly as a context of budget k is), with lookups placed as in
+ * the context. Proportional fusion splits k slots by fit, so its list at k is not a prefix of its
+ * list at 50; the order of entry is what stays fixed: the first k chunks of the ranking are the
+ * chunks a context of budget k fuses, when each collection's slots only grow with k (fits are
+ * measured on the lists cut to k, so a split can shift and a chunk leave; it keeps its place, and
+ * the first n chunks are then those of the contexts of budget 1..k). It depends on the question,
+ * the index and the retrieval and fusion settings, never on `answer.budget` (while `budget.chunks`
+ * ≤ `retrieval.hybrid.candidates`, which sets the candidate pool), so metrics at k over it do not
+ * move when the context grows or shrinks. `chunks`: chunk ids, each once; `files`: the distinct
+ * files of those chunks (code and docs; issues are not files), in order.
+ */
+export interface Ranking {
+  depth: number;
+  chunks: string[];
+  files: string[];
 }
 
 export interface AskResult {
@@ -48,6 +76,7 @@ export interface AskResult {
   translation?: Translation;
   fusion: FusionResult;
   context: Context;
+  ranking: Ranking;
   answer?: VerifiedAnswer;
   timings: Record<string, number>;
 }
@@ -136,23 +165,34 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       distinctTexts.forEach((q, i) => embedded.set(q, vs[i]!));
     });
   }
+  const depth = options.rankDepth ?? RANK_DEPTH;
   const lists: Partial<Record<Collection, SearchHit[]>> = {};
+  const deep: Partial<Record<Collection, SearchHit[]>> = {};
   await time('retrieve', async () => {
     for (const [c] of available) {
       const p = hop && c !== 'issues' ? plan.hop! : plan.question;
       const alpha = alphaOf(p);
       const vector = alpha > 0 ? meanVector(p.dense.map((t) => embedded.get(t)!)) : undefined;
-      lists[c] = await searchCollection(store, vector, c, p.bm25, budget.chunks, { ...hybrid, alpha });
+      // One search serves both: the context's list is its first budget.chunks (what searchCollection
+      // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
+      const hits = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha);
+      lists[c] = hits.slice(0, budget.chunks);
+      deep[c] = hits.slice(0, depth);
     }
   });
 
-  const fusion = fuse(fusionConfig.method, lists, route.weights, budget.chunks, { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK });
-  const ranked = fusion.ranked.map((h) => ({
-    chunk: h.chunk,
-    scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
-  }));
-  const at = afterFiles(ranked, MENTIONED_AFTER);
-  const context = buildContext(question, route.language, [...lookedUp, ...ranked.slice(0, at), ...mentioned, ...ranked.slice(at)], budget, translation?.text);
+  const fusionOptions = { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK };
+  const fusion = fuse(fusionConfig.method, lists, route.weights, budget.chunks, fusionOptions);
+  const ordered = (fused: Pick<FusionResult, 'ranked'>) => {
+    const ranked = fused.ranked.map((h) => ({
+      chunk: h.chunk,
+      scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
+    }));
+    const at = afterFiles(ranked, MENTIONED_AFTER);
+    return [...lookedUp, ...ranked.slice(0, at), ...mentioned, ...ranked.slice(at)];
+  };
+  const context = buildContext(question, route.language, ordered(fusion), budget, translation?.text);
+  const ranking = rankingOf(ordered(entryOrder((k) => fuse(fusionConfig.method, cutTo(deep, k), route.weights, k, fusionOptions), depth)), depth);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {
@@ -171,7 +211,43 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       });
     });
   }
-  return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, answer, timings };
+  return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings };
+}
+
+/** Each collection's list cut to its first k hits. */
+function cutTo(lists: Partial<Record<Collection, SearchHit[]>>, k: number): Partial<Record<Collection, SearchHit[]>> {
+  return Object.fromEntries(Object.entries(lists).map(([c, hits]) => [c, hits.slice(0, k)]));
+}
+
+/**
+ * Hits in the order they first enter `fuseAt(k)` for k = 1..depth; hits entering at the same k in
+ * the fused order. A hit that leaves at a larger k keeps its place.
+ */
+function entryOrder(fuseAt: (k: number) => FusionResult, depth: number): Pick<FusionResult, 'ranked'> {
+  const ranked: FusionResult['ranked'] = [];
+  const seen = new Set<string>();
+  for (let k = 1; k <= depth; k++) {
+    for (const h of fuseAt(k).ranked) {
+      if (seen.has(h.chunk.id)) continue;
+      seen.add(h.chunk.id);
+      ranked.push(h);
+    }
+  }
+  return { ranked };
+}
+
+/** The first `depth` distinct chunks of the candidates in order, and their distinct files. */
+function rankingOf(candidates: readonly { chunk: Chunk }[], depth: number): Ranking {
+  const chunks: Chunk[] = [];
+  const seen = new Set<string>();
+  for (const { chunk } of candidates) {
+    if (chunks.length >= depth) break;
+    if (seen.has(chunk.id)) continue;
+    seen.add(chunk.id);
+    chunks.push(chunk);
+  }
+  const files = [...new Set(chunks.filter((c) => c.collection !== 'issues').map((c) => c.citation.path))];
+  return { depth, chunks: chunks.map((c) => c.id), files };
 }
 
 /** A file of the checkout, never outside it (a cited `../../etc/passwd` is simply not in the tree). */

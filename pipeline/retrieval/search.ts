@@ -19,12 +19,27 @@ export async function searchCollection(
   k: number,
   options: HybridOptions,
 ): Promise<SearchHit[]> {
-  const n = Math.max(k, options.candidates);
+  return (await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha)).slice(0, k);
+}
+
+/**
+ * Every candidate of hybrid search, best first: BM25's and k-NN's top `n` each, combined. Its first
+ * k are `searchCollection` with `max(k, candidates) = n`; a deeper prefix of the same list is the
+ * ranking `ask()` reports beside its context (the normalisation depends on `n`, not on k).
+ */
+export async function hybridCandidates(
+  store: Store,
+  queryVector: Float32Array | undefined,
+  collection: Collection,
+  query: string,
+  n: number,
+  alpha: number,
+): Promise<SearchHit[]> {
   const [bm25, dense] = await Promise.all([
-    options.alpha < 1 ? store.bm25(collection, query, n) : Promise.resolve([]),
-    options.alpha > 0 && queryVector ? store.knn(collection, queryVector, n) : Promise.resolve([]),
+    alpha < 1 ? store.bm25(collection, query, n) : Promise.resolve([]),
+    alpha > 0 && queryVector ? store.knn(collection, queryVector, n) : Promise.resolve([]),
   ]);
-  return convexCombination(bm25, dense, options.alpha).slice(0, k);
+  return convexCombination(bm25, dense, alpha);
 }
 
 /** Embeds the query once (only when the dense side is used). */
