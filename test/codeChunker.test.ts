@@ -297,6 +297,13 @@ describe('chunkCode by symbol (word-count tokenizer)', () => {
     expect(Math.max(...chunks.map((c) => c.tokens))).toBeLessThanOrEqual(16);
     expect(coverageFaults(python, chunks)).toEqual([]);
   });
+
+  it('chunks 200k wordless lines after a definition (spreading that many nodes overflowed the call stack)', async () => {
+    const text = `def f():\n    pass\n${'()\n'.repeat(200_000)}`;
+    const chunks = await chunkCode(doc('python', text, 'wordless.py'), words, { maxTokens: 512, lineWindow: 40 });
+    expect(Math.max(...chunks.map((c) => c.tokens))).toBeLessThanOrEqual(512);
+    expect(coverageFaults(text, chunks)).toEqual([]);
+  });
 });
 
 describe('line windows', () => {

@@ -535,10 +535,15 @@ class SymbolWalker {
       next = span.end + 1;
     }
     addBetween(next, end);
+    // Parts are disjoint and in line order, as the nodes are: one pass gives each node its part
+    // (a search over all parts per node was quadratic in a file of many small definitions).
+    let at = 0;
     nodes.forEach((node, i) => {
       if (symbols[i]) return;
       const row = node.startPosition.row;
-      parts.find((p) => p.symbols.length === 0 && p.start <= row && row <= p.end)?.nodes.push(node);
+      while (at < parts.length && parts[at]!.end < row) at++;
+      const part = parts[at];
+      if (part && part.symbols.length === 0 && part.start <= row) part.nodes.push(node);
     });
 
     const merged: Part[] = [];
@@ -546,13 +551,14 @@ class SymbolWalker {
       const prev = merged[merged.length - 1];
       if (prev && part.symbols.length === 0 && !this.out.hasWords(part.start, part.end)) {
         prev.end = part.end;
-        prev.nodes.push(...part.nodes);
+        // Not push(...nodes): a call takes ~100k arguments at most, and a part can hold more nodes.
+        for (const node of part.nodes) prev.nodes.push(node);
       } else merged.push(part);
     }
     const [head, second] = merged;
     if (head && second && head.symbols.length === 0 && !this.out.hasWords(head.start, head.end)) {
       second.start = head.start;
-      second.nodes.unshift(...head.nodes);
+      second.nodes = head.nodes.concat(second.nodes);
       merged.shift();
     }
     return merged;
