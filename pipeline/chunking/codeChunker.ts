@@ -1,6 +1,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { Chunk, Chunker, ChunkingOptions, Citation, Document, TokenCounter } from '../types.ts';
 import { chunkId } from './ids.ts';
+import { codePointStarts, longestFittingPrefix } from './prefixFit.ts';
 import { isCodeFormat, parserFor } from './code/parsers.ts';
 import {
   commentMarker,
@@ -258,36 +259,40 @@ class ChunkWriter {
   /**
    * Last resort for a single line over the budget (minified code, an embedded blob): pieces of
    * the line, cut after a space where possible. They all cite that line; the part number in the
-   * header keeps their texts, hence their ids, distinct.
+   * header keeps their texts, hence their ids, distinct. Each piece is the longest prefix that fits,
+   * searched with counts of about one piece (not of the whole rest), so a long line costs linear time.
    */
   private packLongLine(i: number, header: string, req: RangeRequest): number {
-    let rest = this.lines[i]!;
-    for (let part = 1; rest.length > 0; part++) {
+    const line = this.lines[i]!;
+    // Cut between code points, so no piece ends with half a surrogate pair.
+    const starts = codePointStarts(line);
+    const points = starts.length - 1;
+    // Tokens per code point, first of the whole line (counted by `pack`), then of the last piece.
+    let rate = this.lineCost(i) / points;
+    for (let part = 1, from = 0; from < points; part++) {
       const head = `${part === 1 ? header : req.next}\n${this.comment} (line ${i + 1}, part ${part})`;
-      const fits = (n: number): number | null => {
-        const t = this.counter.countTokens(`${head}\n${rest.slice(0, n)}`);
-        return t <= this.max ? t : null;
-      };
-      let lo = 1;
-      let hi = rest.length;
-      let best = 0;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (fits(mid) !== null) {
-          best = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
+      const at = starts[from]!;
+      const textOf = (n: number): string => `${head}\n${line.slice(at, starts[from + n])}`;
+      const count = (n: number): number => this.counter.countTokens(textOf(n));
+      const base = count(0);
+      const fit = longestFittingPrefix(points - from, count, this.max, base, (this.max - base) / rate);
+      if (!fit) throw new Error(`chunking ${this.doc.path}: the header alone exceeds ${this.max} tokens`);
+      if (fit.tokens > base) rate = (fit.tokens - base) / fit.length;
+      let { length: cut, tokens } = fit;
+      // After the last space in the second half of the piece, if that still fits.
+      const end = starts[from + cut]!;
+      const space = line.lastIndexOf(' ', end - 1);
+      if (end < line.length && space - at > (end - at) / 2) {
+        let k = from + cut;
+        while (starts[k]! > space + 1) k--;
+        const t = count(k - from);
+        if (t <= this.max) {
+          cut = k - from;
+          tokens = t;
+        }
       }
-      if (best === 0) throw new Error(`chunking ${this.doc.path}: the header alone exceeds ${this.max} tokens`);
-      const space = rest.lastIndexOf(' ', best - 1);
-      let cut = best < rest.length && space > best / 2 ? space + 1 : best;
-      let tokens = fits(cut);
-      if (tokens === null) {
-        cut = best;
-        tokens = fits(cut)!;
-      }
-      this.push(req, i, i, `${head}\n${rest.slice(0, cut)}`, tokens, false);
-      rest = rest.slice(cut);
+      this.push(req, i, i, textOf(cut), tokens, false);
+      from += cut;
     }
     return i;
   }
@@ -530,10 +535,15 @@ class SymbolWalker {
       next = span.end + 1;
     }
     addBetween(next, end);
+    // Parts are disjoint and in line order, as the nodes are: one pass gives each node its part
+    // (a search over all parts per node was quadratic in a file of many small definitions).
+    let at = 0;
     nodes.forEach((node, i) => {
       if (symbols[i]) return;
       const row = node.startPosition.row;
-      parts.find((p) => p.symbols.length === 0 && p.start <= row && row <= p.end)?.nodes.push(node);
+      while (at < parts.length && parts[at]!.end < row) at++;
+      const part = parts[at];
+      if (part && part.symbols.length === 0 && part.start <= row) part.nodes.push(node);
     });
 
     const merged: Part[] = [];
@@ -541,13 +551,14 @@ class SymbolWalker {
       const prev = merged[merged.length - 1];
       if (prev && part.symbols.length === 0 && !this.out.hasWords(part.start, part.end)) {
         prev.end = part.end;
-        prev.nodes.push(...part.nodes);
+        // Not push(...nodes): a call takes ~100k arguments at most, and a part can hold more nodes.
+        for (const node of part.nodes) prev.nodes.push(node);
       } else merged.push(part);
     }
     const [head, second] = merged;
     if (head && second && head.symbols.length === 0 && !this.out.hasWords(head.start, head.end)) {
       second.start = head.start;
-      second.nodes.unshift(...head.nodes);
+      second.nodes = head.nodes.concat(second.nodes);
       merged.shift();
     }
     return merged;

@@ -6,6 +6,7 @@ import { parseMarkdownSections } from './sections/markdown.ts';
 import { parsePlainTextSections } from './sections/plaintext.ts';
 import { parseRstSections } from './sections/rst.ts';
 import type { Section, SectionParser } from './sections/section.ts';
+import { codePointStarts, longestFittingPrefix } from './prefixFit.ts';
 import { splitAtLines, splitAtWords, splitProse, splitUnits } from './sentences.ts';
 
 /**
@@ -118,10 +119,14 @@ export function chunkSection(
   const body = section.body;
   const tokensOf = (raw: string) => counter.countTokens(docChunkText(header, trimPiece(raw).body));
 
+  // Line of a chunk's start, counted on from the last one: chunks come in order, so the body is scanned once.
+  const lineAt = { offset: 0, line: section.startLine };
   const chunkOf = (start: number, end: number, tokens: number): Chunk | undefined => {
     const { lead, body: text } = trimPiece(body.slice(start, end));
     if (text.trim() === '') return undefined;
-    const startLine = section.startLine + countNewlines(body, 0, start + lead);
+    lineAt.line += countNewlines(body, lineAt.offset, start + lead);
+    lineAt.offset = start + lead;
+    const startLine = lineAt.line;
     const citation: Citation = {
       path: file,
       startLine,
@@ -152,21 +157,21 @@ export function chunkSection(
     return splitAtWords(text);
   };
   // Last resort, for a single word longer than the budget (a huge URL or blob): reported, never silent.
+  // Cut between code points at the longest prefix that fits, found with counts of about one chunk.
   const splitAtCharacters: Splitter = (text) => {
     onWarning?.(`${file}:${section.startLine}-${section.endLine}: a word longer than ${maxTokens} tokens was cut between characters`);
-    const chars = [...text];
+    const starts = codePointStarts(text);
+    const points = starts.length - 1;
     const parts: string[] = [];
-    for (let i = 0; i < chars.length; ) {
-      // Largest prefix that fits, by binary search.
-      let lo = i + 1;
-      let hi = chars.length;
-      while (lo < hi) {
-        const mid = Math.ceil((lo + hi) / 2);
-        if (tokensOf(chars.slice(i, mid).join('')) <= maxTokens) lo = mid;
-        else hi = mid - 1;
-      }
-      parts.push(chars.slice(i, lo).join(''));
-      i = lo;
+    let rate = estimate.tokensPerChar;
+    for (let i = 0; i < points; ) {
+      const count = (n: number) => tokensOf(text.slice(starts[i]!, starts[i + n]!));
+      const fit = longestFittingPrefix(points - i, count, maxTokens, headerTokens, (maxTokens - headerTokens) / rate);
+      // Not even one code point fits: it becomes its own part, which the packing loop reports.
+      const n = fit?.length ?? 1;
+      if (fit && fit.tokens > headerTokens) rate = (fit.tokens - headerTokens) / n;
+      parts.push(text.slice(starts[i]!, starts[i + n]!));
+      i += n;
     }
     return parts;
   };
@@ -189,7 +194,8 @@ export function chunkSection(
   let offset = 0;
   for (const unit of splitUnits(body)) {
     const lines = [splitAtLines, warnWords, splitAtCharacters];
-    atoms.push(...cut(unit.text, offset, unit.kind === 'prose' ? [splitProse, ...lines] : lines));
+    // Pushed one by one: a spread call takes ~100k arguments at most, and a 1 MB unit can have more atoms.
+    for (const atom of cut(unit.text, offset, unit.kind === 'prose' ? [splitProse, ...lines] : lines)) atoms.push(atom);
     offset += unit.text.length;
   }
 
@@ -253,7 +259,11 @@ export function chunkSection(
         at += part.length;
         return piece;
       });
-      atoms.splice(i, 1, ...pieces);
+      // `atoms.splice(i, 1, ...pieces)`, without spreading the pieces into arguments (see above).
+      const tail = atoms.splice(i + 1);
+      atoms.length = i;
+      for (const piece of pieces) atoms.push(piece);
+      for (const atom of tail) atoms.push(atom);
       continue;
     }
     const chunk = chunkOf(atoms[i]!.offset, endOf(j), tokens);

@@ -122,8 +122,32 @@ const ABBREVIATIONS = new Set([
   'sra.', 'srta.', 'dra.', 'ud.', 'uds.', 'vd.', 'ej.', 'pág.', 'págs.', 'núm.', 'aprox.', 'art.', 'cap.', 'ee.', 'uu.', 'admón.',
 ]);
 
-function endsWithAbbreviation(segment: string): boolean {
-  const word = /(\S+)$/.exec(segment.trimEnd())?.[1]?.replace(/^[("'¿¡«[]+/, '');
+/** The last word of the text the parts make, trailing whitespace skipped; the word may span parts. */
+function lastWord(parts: string[]): string {
+  const word: string[] = [];
+  let inWord = false;
+  for (let k = parts.length - 1; k >= 0; k--) {
+    const part = parts[k]!;
+    let end = part.length;
+    if (!inWord) {
+      while (end > 0 && /\s/.test(part[end - 1]!)) end--;
+      if (end === 0) continue;
+      inWord = true;
+    }
+    let start = end;
+    while (start > 0 && !/\s/.test(part[start - 1]!)) start--;
+    word.unshift(part.slice(start, end));
+    if (start > 0) break;
+  }
+  return word.join('');
+}
+
+/**
+ * Whether the sentence made of `parts` ends with an abbreviation. Scanning back, not `/(\S+)$/`,
+ * which retries from every character of a long run of non-spaces (quadratic on a data URI).
+ */
+function endsWithAbbreviation(parts: string[]): boolean {
+  const word = lastWord(parts).replace(/^[("'¿¡«[]+/, '');
   if (!word) return false;
   // A single letter and a dot is an initial (`J. Smith`, `a. m.`), not the end of a sentence.
   return ABBREVIATIONS.has(word.toLowerCase()) || /^\p{L}\.$/u.test(word);
@@ -148,20 +172,56 @@ export function joinBlankPieces(pieces: string[]): string[] {
 
 const segmenters = new Map<string, Intl.Segmenter>();
 
-/** Sentences of one prose unit. */
-export function splitProse(text: string, locale = 'en'): string[] {
+/**
+ * V8's segmenter copies its whole input into every segment it yields (the `input` field): O(n²) over
+ * a long paragraph (minutes for 1 MB of short sentences). So it is given windows of about this
+ * many characters. A window's end can only change a break whose look-ahead reaches it, and look-ahead
+ * stops at the next sentence terminator, so only the window's last break can differ from the whole
+ * text's: the two segments around it are dropped, and the next window starts at the break before them.
+ */
+export const SEGMENT_WINDOW = 4096;
+
+/** The segments of `text`, as `Intl.Segmenter` finds them in the whole text, found window by window. */
+function* segmentsOf(segmenter: Intl.Segmenter, text: string, window: number): Generator<{ index: number; segment: string }> {
+  let from = 0;
+  let size = window;
+  while (from < text.length) {
+    const end = Math.min(text.length, from + size);
+    // Only index and segment are kept: each segment object also holds its own copy of the input.
+    const segments: Array<{ index: number; segment: string }> = [];
+    for (const { index, segment } of segmenter.segment(text.slice(from, end))) segments.push({ index, segment });
+    if (end < text.length && segments.length <= 2) {
+      // One sentence fills the window: look further.
+      size *= 2;
+      continue;
+    }
+    const keep = end < text.length ? segments.length - 2 : segments.length;
+    for (let k = 0; k < keep; k++) yield { index: from + segments[k]!.index, segment: segments[k]!.segment };
+    if (end === text.length) return;
+    from += segments[keep]!.index;
+    size = window;
+  }
+}
+
+/** Sentences of one prose unit; `window` is the segmenter's input size (tests compare with Infinity, the whole text). */
+export function splitProse(text: string, locale = 'en', window = SEGMENT_WINDOW): string[] {
   let segmenter = segmenters.get(locale);
   if (!segmenter) segmenters.set(locale, (segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' })));
   // ICU breaks after every line feed; doc paragraphs are hard-wrapped, so line ends are read as
   // spaces (same length, so the indexes still point into the original text).
   const flat = text.replace(/[\r\n]/g, ' ');
   const pieces: string[] = [];
-  for (const { index, segment } of segmenter.segment(flat)) {
-    const piece = text.slice(index, index + segment.length);
-    const previous = pieces[pieces.length - 1];
-    if (previous !== undefined && endsWithAbbreviation(previous)) pieces[pieces.length - 1] = previous + piece;
-    else pieces.push(piece);
+  // Segments of the sentence being built, joined once it ends: appending to a growing string and
+  // reading its end again would copy it at every step (quadratic over `A. A. A. …`).
+  let open: string[] = [];
+  for (const { index, segment } of segmentsOf(segmenter, flat, window)) {
+    if (open.length > 0 && !endsWithAbbreviation(open)) {
+      pieces.push(open.join(''));
+      open = [];
+    }
+    open.push(text.slice(index, index + segment.length));
   }
+  if (open.length > 0) pieces.push(open.join(''));
   return joinBlankPieces(pieces);
 }
 
