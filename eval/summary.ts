@@ -1,4 +1,4 @@
-import { comparisonTable, languageGapTable, metricTable, type Table } from './report/format.ts';
+import { comparisonTable, languageGapTable, metricTable, minEffectOf, SMALL_N_NOTE, type Table } from './report/format.ts';
 import { markdownTable } from './report/markdown.ts';
 import type { Comparison, Report } from './report/types.ts';
 
@@ -13,13 +13,19 @@ export function summaryLines(report: Report): string[] {
   for (const run of report.runs) {
     lines.push('', `## ${run.label} (config ${run.configHash}, model ${run.model.id}, judge ${run.judge}, ${run.questions.length} questions, ${run.seconds.toFixed(0)} s)`);
     lines.push(...markdownTable(metricTable(report, run)));
+    lines.push(SMALL_N_NOTE);
     if (run.languageGap?.length) lines.push('', 'Language gap, es − en on paired questions (p Holm-adjusted):', ...markdownTable(languageGapTable(report, run)));
     const errors = run.questions.filter((q) => q.error);
     if (errors.length) lines.push(`${errors.length} questions failed, e.g. ${errors[0]!.id}: ${errors[0]!.error}`);
   }
+  const vs = report.kind === 'nightly' ? 'current vs baseline' : 'B vs A';
+  if (report.primary?.length) {
+    lines.push('', `## ${vs}, primary metrics (paired permutation test, Holm over ${report.primary.length}; ▲/▼: p (Holm) < 0.05 and ≥ ${minEffectOf(report)} pp)`);
+    lines.push(...markdownTable(comparisonTable(report, report.primary)));
+  }
   if (report.comparisons) {
     const table: Table = comparisonTable(report, mainComparisons(report.comparisons));
-    lines.push('', `## ${report.kind === 'nightly' ? 'current vs baseline' : 'B vs A'} (paired permutation test; ▲/▼ significant at p < 0.05)`);
+    lines.push('', `## ${vs}, exploratory (paired permutation test, Benjamini–Hochberg over all ${report.comparisons.length} comparisons; ▲/▼: p (BH) < 0.05 and ≥ ${minEffectOf(report)} pp)`);
     lines.push(...markdownTable(table));
   }
   return lines;
