@@ -279,7 +279,7 @@ export function deltaChart(report: Report, comparisons: Comparison[]): string {
         );
       });
       parts.push('</svg>');
-      return figure(parts.join(''), `${b} − ${a} in ${unitName}, paired bootstrap 95% CI; coloured when p < 0.05 (green better, red worse for ${b}).`);
+      return figure(parts.join(''), `${b} − ${a} in ${unitName}, 95% CI (Newcombe's paired score interval for 0/1 metrics, else the paired bootstrap); coloured when ▲ better or ▼ worse (adjusted p < 0.05 and at least the minimum effect; green better, red worse for ${b}).`);
     })
     .join('\n');
 }

@@ -62,7 +62,8 @@ function reproducibility(report: Report): string[] {
     `- Instance: ${code(m.instance)}`,
     `- Created at: ${inline(m.createdAt)}`,
     `- Node: ${inline(m.node)}`,
-    `- Statistics: seed ${code(m.stats.seed)}, ${m.stats.bootstrap} bootstrap iterations, ${m.stats.permutations} permutations`,
+    `- Statistics: seed ${code(m.stats.seed)}, ${m.stats.bootstrap} bootstrap iterations, ${m.stats.permutations} permutations` +
+      (m.stats.primary ? `; primary metrics ${m.stats.primary.map((p) => code(p.metric + (p.datasets ? ` (${p.datasets.join(', ')})` : '') + (p.langs ? ` [${p.langs.join(', ')}]` : ''))).join(', ')}, minimum effect ${minEffectOf(report)} pp` : ''),
     `- Report version: ${report.version}, kind ${code(report.kind)}`,
     '',
   );
