@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aggregate } from '../eval/aggregate.ts';
+import { languageGap } from '../eval/languageGap.ts';
 import { primaryComparisons, verdictOf } from '../eval/compare.ts';
 import { exactCoverage, intervalsFor, simulatedCoverage } from '../eval/intervalCoverage.ts';
 import { nightlyReport } from '../eval/nightly.ts';
@@ -426,4 +427,20 @@ describe('the null simulation (#13): random per-question A/B swaps on a real rep
     expect(s.newFailures / s.nights).toBeLessThanOrEqual(0.05);
     expect(s.oldFailures / s.nights).toBeGreaterThanOrEqual(0.2);
   }, 120_000);
+});
+
+describe('the language gap under the new scheme', () => {
+  it('is paired on the parallel questions, and a consistent gap smaller than the minimum effect is not a gap', () => {
+    const rs: QuestionResult[] = [];
+    for (let i = 0; i < 12; i++) {
+      // MRR 1 pp lower in Spanish on every one of 12 pairs: exact p = 2/4096, yet below 2 pp.
+      rs.push({ ...resultOf(`q${i}-en`, 'en'), pair: `q${i}`, metrics: { 'file.mrr': 0.5, 'file.acc@1': 1 } });
+      rs.push({ ...resultOf(`q${i}-es`, 'es'), pair: `q${i}`, metrics: { 'file.mrr': 0.49, 'file.acc@1': 0 } });
+    }
+    const rows = languageGap(rs, { seed: 's', bootstrap: 200, permutations: 1000 }, ['file.mrr', 'file.acc@1']);
+    const mrr = rows.find((r) => r.metric === 'file.mrr')!;
+    expect(mrr.pHolm).toBeLessThan(0.05);
+    expect(mrr).toMatchObject({ n: 12, verdict: 'none', interval: 'bootstrap' });
+    expect(rows.find((r) => r.metric === 'file.acc@1')).toMatchObject({ verdict: 'gap', interval: 'newcombe' });
+  });
 });
