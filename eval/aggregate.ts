@@ -1,11 +1,13 @@
 import { COLLECTIONS } from '../pipeline/types.ts';
 import type { Aggregate, Group, QuestionResult } from './report/types.ts';
-import { bootstrapCI } from './stats/index.ts';
+import { meanInterval } from './stats/index.ts';
 
 export interface StatsOptions {
   seed: string;
   bootstrap: number;
   permutations: number;
+  /** Smallest difference called better/worse, in points for share metrics; DEFAULT_MIN_EFFECT (2) when absent. */
+  minEffect?: number;
 }
 
 const LANGS = ['en', 'es'] as const;
@@ -30,7 +32,10 @@ export function inGroup(q: Pick<QuestionResult, 'lang' | 'kind' | 'expectedSourc
   return (g.lang === undefined || q.lang === g.lang) && (g.kind === undefined || q.kind === g.kind) && (g.source === undefined || q.expectedSource === g.source);
 }
 
-/** Mean and bootstrap CI of every metric in every group, over the questions where the metric applies (none: no aggregate). */
+/**
+ * Mean and 95% CI of every metric in every group, over the questions where the metric applies (none:
+ * no aggregate): a Wilson score interval where every value is 0 or 1, the percentile bootstrap otherwise.
+ */
 export function aggregate(questions: QuestionResult[], metrics: string[], stats: StatsOptions): Aggregate[] {
   const out: Aggregate[] = [];
   for (const group of groupsOf(questions)) {
@@ -39,8 +44,8 @@ export function aggregate(questions: QuestionResult[], metrics: string[], stats:
       const values = members.map((q) => q.metrics[metric]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
       // A metric that applies to none of the group's questions has no figure (rendered as –).
       if (values.length === 0) continue;
-      const ci = bootstrapCI(values, { iterations: stats.bootstrap, seed: `${stats.seed}:${metric}:${JSON.stringify(group)}` });
-      out.push({ group, metric, n: ci.n, mean: ci.mean, low: ci.low, high: ci.high });
+      const ci = meanInterval(values, { iterations: stats.bootstrap, seed: `${stats.seed}:${metric}:${JSON.stringify(group)}` });
+      out.push({ group, metric, n: ci.n, mean: ci.mean, low: ci.low, high: ci.high, interval: ci.method });
     }
   }
   return out;

@@ -2,7 +2,7 @@ import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import { UserError } from '../pipeline/errors.ts';
 import type { StatsOptions } from './aggregate.ts';
-import { compareRuns } from './compare.ts';
+import { checkPrimary, compareRuns, primaryComparisons } from './compare.ts';
 import { commandLine, gitState } from './meta.ts';
 import { REPORT_VERSION, type QuestionResult, type Report } from './report/types.ts';
 import { runTarget } from './run.ts';
@@ -41,7 +41,13 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
       .slice(0, options.limit ?? Infinity),
   );
   if (questions.length === 0) throw new UserError('no questions selected');
-  const stats: StatsOptions = { seed: config.eval.seed, bootstrap: config.eval.bootstrap, permutations: config.eval.permutations };
+  const stats: StatsOptions = { seed: config.eval.seed, bootstrap: config.eval.bootstrap, permutations: config.eval.permutations, minEffect: config.eval.minEffect };
+  const primary = config.eval.primary;
+  try {
+    checkPrimary(primary, METRICS, config.eval.datasets.map((d) => d.name));
+  } catch (err) {
+    throw new UserError((err as Error).message); // a config mistake: one line, before any question runs
+  }
 
   const specs: TargetSpec[] = [{ label: options.b ? 'A' : instance, instance, overlays: options.a.overlays, overrides: options.a.overrides }];
   if (options.b) specs.push({ label: 'B', instance, overlays: [...options.a.overlays, ...options.b.overlays], overrides: [...options.a.overrides, ...options.b.overrides] });
@@ -62,11 +68,16 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
         instance,
         datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
         node: process.version,
-        stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations },
+        stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations, primary, minEffect: config.eval.minEffect },
       },
       metrics: METRICS,
       runs,
-      ...(runs.length === 2 ? { comparisons: compareRuns(runs[0]!.questions, runs[1]!.questions, METRICS, stats) } : {}),
+      ...(runs.length === 2
+        ? {
+            comparisons: compareRuns(runs[0]!.questions, runs[1]!.questions, METRICS, stats),
+            primary: primaryComparisons(runs[0]!.questions, runs[1]!.questions, METRICS, primary, stats),
+          }
+        : {}),
     };
   } finally {
     await close();

@@ -1,8 +1,10 @@
 /**
  * Nightly regression check: evaluates the instance's default config, compares it question by question
- * with the committed baseline (paired tests), prints a verdict table and exits 1 when any quality
- * metric is significantly worse. Latency is reported but does not fail the night (shared machines
- * are noisy). `--update-baseline` deliberately replaces the baseline with this run.
+ * with the committed baseline (paired tests), prints a verdict table and exits 1 when a primary
+ * metric (`eval.primary`, per dataset × language) is worse: Holm-adjusted p < 0.05 over that family
+ * and at least `eval.minEffect` points. Every other metric is compared too, BH-adjusted, for
+ * exploration only. Latency is reported but does not fail the night (shared machines are noisy).
+ * `--update-baseline` deliberately replaces the baseline with this run.
  *
  *   npm run nightly [-- <instance>] [--update-baseline] [--baseline reports/baseline.json] [--out reports] [--limit n] [--dataset name]… [--split dev|test] [--set k=v]
  */
@@ -10,13 +12,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
-import { compareRuns } from './compare.ts';
+import { compareRuns, DEFAULT_MIN_EFFECT, DEFAULT_PRIMARY, primaryComparisons } from './compare.ts';
 import { evaluate } from './evaluate.ts';
 import { comparisonTable } from './report/format.ts';
 import { markdownTable } from './report/markdown.ts';
 import { REPORT_VERSION, type Report } from './report/types.ts';
 import { writeReport } from './report/write.ts';
-import { mainComparisons, summaryLines } from './summary.ts';
+import { summaryLines } from './summary.ts';
 
 export function readReport(file: string): Report {
   if (!fs.existsSync(file)) throw new Error(`no baseline at ${file}: run \`npm run nightly -- --update-baseline\` to create one deliberately`);
@@ -26,14 +28,22 @@ export function readReport(file: string): Report {
   return report;
 }
 
-/** The nightly report: baseline vs current, and the regressions that fail it (quality metrics only). */
+/**
+ * The nightly report: baseline vs current, and the regressions that fail it: primary metrics only
+ * (the current run's `eval.primary`), Holm over their dataset × language family, at least the
+ * minimum effect. The exploratory comparisons (BH) are in the report but never fail it.
+ */
 export function nightlyReport(baseline: Report, current: Report, baselineFile: string): Report {
   const base = baseline.runs.at(-1)!;
   const now = current.runs[0]!;
-  const stats = { seed: current.meta.stats.seed, bootstrap: current.meta.stats.bootstrap, permutations: current.meta.stats.permutations };
+  const s = current.meta.stats;
+  const stats = { seed: s.seed, bootstrap: s.bootstrap, permutations: s.permutations, minEffect: s.minEffect ?? DEFAULT_MIN_EFFECT };
   const comparisons = compareRuns(base.questions, now.questions, current.metrics, stats);
+  const primary = primaryComparisons(base.questions, now.questions, current.metrics, s.primary ?? DEFAULT_PRIMARY, stats);
+  if (primary.length === 0)
+    throw new Error(`no primary metric (${(s.primary ?? DEFAULT_PRIMARY).map((p) => p.metric).join(', ')}) applies to the questions both runs share: set eval.primary to metrics these datasets have, or the gate cannot fail`);
   const gating = new Set(current.metrics.filter((m) => m.unit !== 'ms').map((m) => m.name));
-  const regressions = comparisons.filter((c) => c.verdict === 'worse' && gating.has(c.metric));
+  const regressions = primary.filter((c) => c.verdict === 'worse' && gating.has(c.metric));
   // A question that errors has null metrics and would silently drop out of the paired tests.
   const errors = now.questions.filter((q) => q.error).map((q) => q.id);
   return {
@@ -41,6 +51,7 @@ export function nightlyReport(baseline: Report, current: Report, baselineFile: s
     kind: 'nightly',
     runs: [{ ...base, label: 'baseline' }, { ...now, label: 'current' }],
     comparisons,
+    primary,
     verdict: { status: regressions.length || errors.length ? 'fail' : 'pass', regressions, baseline: baselineFile, errors },
   };
 }
@@ -89,12 +100,13 @@ async function main(): Promise<number> {
   if (baseline.runs.at(-1)!.configHash !== current.runs[0]!.configHash) process.stderr.write(`note: the config differs from the baseline's (${baseline.runs.at(-1)!.configHash} → ${current.runs[0]!.configHash})\n`);
   const report = nightlyReport(baseline, current, path.relative(root, baselineFile));
   const files = writeReport(report, outDir, 'nightly');
-  process.stdout.write(`${markdownTable(comparisonTable(report, mainComparisons(report.comparisons!))).join('\n')}\n`);
+  process.stdout.write(`${markdownTable(comparisonTable(report, report.primary!)).join('\n')}\n`);
   const v = report.verdict!;
+  const family = `${report.primary!.length} primary comparisons, Holm; minimum effect ${report.meta.stats.minEffect ?? DEFAULT_MIN_EFFECT} pp`;
   process.stdout.write(
     v.status === 'pass'
-      ? `\nPASS: no metric is significantly worse than the baseline (${report.comparisons!.length} comparisons)\n`
-      : `\nFAIL: ${v.regressions.length} significant regressions, ${v.errors?.length ?? 0} failed questions${v.errors?.length ? ` (${v.errors.slice(0, 5).join(', ')})` : ''}\n` +
+      ? `\nPASS: no primary metric is worse than the baseline (${family}; ${report.comparisons!.length} exploratory comparisons in the report)\n`
+      : `\nFAIL: ${v.regressions.length} significant regressions (${family}), ${v.errors?.length ?? 0} failed questions${v.errors?.length ? ` (${v.errors.slice(0, 5).join(', ')})` : ''}\n` +
           (v.regressions.length ? `${markdownTable(comparisonTable(report, v.regressions)).join('\n')}\n` : ''),
   );
   process.stdout.write(`report: ${files.md}\n        ${files.html}\n`);

@@ -316,7 +316,7 @@ describe('datasets', () => {
 describe('nightly verdict', () => {
   const metrics: MetricInfo[] = [{ name: 'r', label: 'r', direction: 'higher', unit: 'share', description: '' }];
   const report = (questions: QuestionResult[]) =>
-    ({ version: 1, kind: 'run', meta: { stats: { seed: 's', bootstrap: 200, permutations: 1000 } }, metrics, runs: [{ label: 'x', configHash: 'h', questions }] }) as unknown as Report;
+    ({ version: 1, kind: 'run', meta: { stats: { seed: 's', bootstrap: 200, permutations: 1000, primary: [{ metric: 'r' }] } }, metrics, runs: [{ label: 'x', configHash: 'h', questions }] }) as unknown as Report;
   const ids = ['1', '2', '3'];
   it('passes when nothing changed, fails on a question that errors (its metrics would drop out of the tests)', () => {
     const base = report(ids.map((id) => result(id, 'en', { r: 1 })));

@@ -38,6 +38,26 @@ const QUESTIONS = [
   question,
   gold: { files: [source === 'docs' ? 'docs/guide.md' : 'src/loader.py'], source },
 }));
+/**
+ * The nightly gate tests each primary metric per dataset × language and corrects for the family
+ * (Holm): 4 questions per language can never reach p < 0.05 (2/2^4 = 0.125), so the nightly test
+ * adds six more guide questions per language (nine per language lose their gold without docs).
+ */
+const MORE_GUIDE = [
+  ['en-skip-all', 'en', 'How do I skip a test unconditionally?'],
+  ['es-skip-all', 'es', '¿Cómo omito un test sin condiciones?'],
+  ['en-skipif', 'en', 'How do I skip a test only on some platforms?'],
+  ['es-skipif', 'es', '¿Cómo omito un test solo en algunas plataformas?'],
+  ['en-summary', 'en', 'Does the summary list skipped tests?'],
+  ['es-summary', 'es', '¿Aparecen los tests omitidos en el resumen?'],
+  ['en-pip', 'en', 'Can I install widgets with pip?'],
+  ['es-pip', 'es', '¿Puedo instalar widgets con pip?'],
+  ['en-command', 'en', 'How do I run the widgets command?'],
+  ['es-command', 'es', '¿Cómo ejecuto el comando widgets?'],
+  ['en-marker', 'en', 'Which marker skips a test?'],
+  ['es-marker', 'es', '¿Qué marcador omite un test?'],
+].map(([id, lang, question]) => ({ id, lang, kind: 'how-to', question, gold: { files: ['docs/guide.md'], source: 'docs' } }));
+const NIGHTLY_DATA = ['--set', 'eval.datasets=[{name: demo, path: datasets/nightly.jsonl}]'];
 /** The same repository indexed without its docs: a deliberately worse index for the A/B and nightly tests. */
 const NO_DOCS = ['--set', 'sources.docs.exclude=["**"]', '--set', 'store.path=.cita/nodocs/index.sqlite'];
 
@@ -65,6 +85,7 @@ describe('cita eval', () => {
     ]);
     fs.mkdirSync(path.join(p.dir, 'datasets'));
     fs.writeFileSync(path.join(p.dir, 'datasets/demo.jsonl'), QUESTIONS.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    fs.writeFileSync(path.join(p.dir, 'datasets/nightly.jsonl'), [...QUESTIONS, ...MORE_GUIDE].map((q) => JSON.stringify(q)).join('\n') + '\n');
     expect(cita(p, ['index', 'demo']).code).toBe(0);
     expect(cita(p, ['index', 'demo', ...NO_DOCS]).code).toBe(0);
   });
@@ -128,12 +149,20 @@ describe('cita eval', () => {
     // B cannot find them: their gold is not indexed. Flagged per question, counted apart, the ceiling 2/8.
     expect(rep.runs[1]!.questions.map((q) => q.gold.reachable!.length)).toEqual([0, 0, 0, 0, 0, 0, 1, 1]);
     expect(rep.runs[1]!.coverage![0]).toMatchObject({ unreachable: 6, recallCeiling: 0.25 });
-    expect(rep.comparisons!.find((c) => c.metric === 'gold.reachable' && Object.keys(c.group).length === 0)).toMatchObject({ diff: -0.75, verdict: 'worse' });
+    const reachable = rep.comparisons!.find((c) => c.metric === 'gold.reachable' && Object.keys(c.group).length === 0)!;
+    expect(reachable.diff).toBe(-0.75);
+    expect(reachable.verdict).toBe(reachable.pAdjusted! < 0.05 ? 'worse' : 'same');
     expect(r.stdout).toContain('| all | all | 8 | 8 | 6 ⚠ |');
-    expect(recall.verdict).toBe('worse');
     expect(recall.p).toBeLessThan(0.05);
     expect(recall.high).toBeLessThan(0); // the CI of the difference excludes 0
-    expect(r.stdout).toContain('▼ worse');
+    // The raw test sees it; the exploratory table is Benjamini–Hochberg-adjusted over all its rows, and
+    // 8 questions are too few for a "worse" to survive that: raw p beside adjusted p, verdict by the latter.
+    expect(recall.adjustment).toBe('bh');
+    expect(recall.pAdjusted).toBeGreaterThanOrEqual(recall.p);
+    expect(recall.verdict).toBe(recall.pAdjusted! < 0.05 ? 'worse' : 'same');
+    expect(rep.primary!.every((c) => c.adjustment === 'holm' && c.group.dataset === 'demo')).toBe(true);
+    expect(r.stdout).toContain('p (BH)');
+    expect(r.stdout).toContain('p (Holm)');
   });
 
   it('--config and --vs take partial YAML files for A and B', () => {
@@ -156,19 +185,22 @@ describe('cita eval', () => {
   });
 
   it('nightly passes against its own baseline and fails on a significant regression', () => {
-    const base = nightly('--update-baseline');
+    const base = nightly('--update-baseline', ...NIGHTLY_DATA);
     expect(base.code).toBe(0);
     expect(base.stdout).toContain('baseline written');
-    const same = nightly();
+    const same = nightly(...NIGHTLY_DATA);
     expect(same.stdout).toContain('PASS');
     expect(same.code).toBe(0);
-    const worse = nightly(...NO_DOCS);
+    const worse = nightly(...NIGHTLY_DATA, ...NO_DOCS);
     expect(worse.stdout).toContain('FAIL');
-    expect(worse.stdout).toContain('Recall@10 (files)');
+    // The gate's family: primary metrics (the defaults) per dataset × language, Holm-adjusted.
+    expect(worse.stdout).toMatch(/Recall@10 \(docs\)\*\* \| demo · es \| 9† \|.*▼ worse/);
+    expect(worse.stdout).toContain('p (Holm)');
     expect(worse.code).toBe(1);
     const rep = report('nightly');
     expect(rep.kind).toBe('nightly');
     expect(rep.verdict!.status).toBe('fail');
+    expect(rep.verdict!.regressions.every((c) => c.adjustment === 'holm' && c.group.dataset === 'demo')).toBe(true);
     expect(rep.runs.map((x) => x.label)).toEqual(['baseline', 'current']);
   });
 

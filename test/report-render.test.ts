@@ -102,9 +102,14 @@ function run(label: string, shift: number): RunReport {
 }
 
 const COMPARISONS: Comparison[] = [
-  { metric: 'recall@5', group: {}, n: 22, meanA: 0.5, meanB: 0.6, diff: 0.1, low: 0.02, high: 0.18, p: 0.003, verdict: 'better' },
-  { metric: 'latency.total', group: {}, n: 3, meanA: 109.4, meanB: 150.2, diff: 40.8, low: 12, high: 70, p: 0.0004, verdict: 'worse' },
-  { metric: 'mrr', group: { lang: 'en' }, n: 2, meanA: 0.5, meanB: 0.51, diff: 0.01, low: -0.05, high: 0.07, p: 0.41, verdict: 'same' },
+  { metric: 'recall@5', group: {}, n: 22, meanA: 0.5, meanB: 0.6, diff: 0.1, low: 0.02, high: 0.18, p: 0.003, pAdjusted: 0.0046, adjustment: 'bh', verdict: 'better' },
+  { metric: 'latency.total', group: {}, n: 3, meanA: 109.4, meanB: 150.2, diff: 40.8, low: 12, high: 70, p: 0.0004, pAdjusted: 0.0012, adjustment: 'bh', verdict: 'worse' },
+  { metric: 'mrr', group: { lang: 'en' }, n: 2, meanA: 0.5, meanB: 0.51, diff: 0.01, low: -0.05, high: 0.07, p: 0.41, pAdjusted: 0.41, adjustment: 'bh', verdict: 'same' },
+];
+/** The gate's family: a primary metric per dataset × language, Holm-adjusted. */
+const PRIMARY: Comparison[] = [
+  { metric: 'recall@5', group: { dataset: 'loc', lang: 'es' }, n: 40, meanA: 0.6, meanB: 0.45, diff: -0.15, low: -0.25, high: -0.05, p: 0.004, pAdjusted: 0.008, adjustment: 'holm', verdict: 'worse' },
+  { metric: 'recall@5', group: { dataset: 'loc', lang: 'en' }, n: 40, meanA: 0.6, meanB: 0.59, diff: -0.01, low: -0.08, high: 0.06, p: 0.04, pAdjusted: 0.08, adjustment: 'holm', verdict: 'same' },
 ];
 
 function abReport(): Report {
@@ -125,6 +130,7 @@ function abReport(): Report {
     metrics: METRICS,
     runs: [run('A', 0), run('B', 0.1)],
     comparisons: COMPARISONS,
+    primary: PRIMARY,
   };
 }
 
@@ -202,14 +208,14 @@ describe('renderMarkdown', () => {
     const runA = section(md, '## Run A');
     expect(runA).toContain('| metric | all | en | es |');
     const recall = runA.split('\n').find((l) => l.startsWith('| Recall@5 (%) |'));
-    expect(cells(recall ?? '')).toEqual(['Recall@5 (%)', '50.0 [30.0, 70.0] (22)', '40.0 [20.0, 60.0] (12)', '55.0 [35.0, 75.0] (10)']);
+    expect(cells(recall ?? '')).toEqual(['Recall@5 (%)', '50.0 [30.0, 70.0] (22†)', '40.0 [20.0, 60.0] (12†)', '55.0 [35.0, 75.0] (10†)']);
     const mrr = runA.split('\n').find((l) => l.startsWith('| MRR (%) |'));
-    expect(cells(mrr ?? '')).toEqual(['MRR (%)', '50.0 [25.0, 75.0] (2)', '50.0 [25.0, 75.0] (2)', '–']);
+    expect(cells(mrr ?? '')).toEqual(['MRR (%)', '50.0 [25.0, 75.0] (2†)', '50.0 [25.0, 75.0] (2†)', '–']);
     const routing = runA.split('\n').find((l) => l.startsWith('| Routing accuracy (%) |'));
     expect(cells(routing ?? '')).toEqual(['Routing accuracy (%)', '–', '–', '–']); // no aggregate at all
     expect(runA).toContain('| kind | metric | all | en | es |');
     const byKind = runA.split('\n').find((l) => l.startsWith('| code | Recall@5 (%) |'));
-    expect(cells(byKind ?? '')).toEqual(['code', 'Recall@5 (%)', '–', '–', '25.0 [10.0, 50.0] (4)']);
+    expect(cells(byKind ?? '')).toEqual(['code', 'Recall@5 (%)', '–', '–', '25.0 [10.0, 50.0] (4†)']);
   });
 
   it('shows fusion, truncation and latency tables', () => {
@@ -220,18 +226,33 @@ describe('renderMarkdown', () => {
   });
 
   it('marks significant comparisons in both directions', () => {
-    const comparison = section(md, '## Comparison');
+    const comparison = section(md, '## Comparison (exploratory)');
+    expect(comparison).toContain('| metric | group | n | A | B | Δ B − A [95% CI] | p | p (BH) | verdict |');
     const rows = comparison.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| metric') && !l.startsWith('| ---'));
     expect(rows).toHaveLength(3);
     const byMetric = new Map(rows.map((r) => [cells(r)[0], cells(r)]));
-    expect(byMetric.get('Recall@5')).toEqual(['Recall@5', 'all', '22', '50.0%', '60.0%', '+10.0 pp [+2.0, +18.0]', 'p = 0.003', '▲ better']);
-    expect(byMetric.get('Latency (total)')).toEqual(['Latency (total)', 'all', '3', '109 ms', '150 ms', '+41 ms [+12, +70]', 'p < 0.001', '▼ worse']);
-    expect(byMetric.get('MRR')).toEqual(['MRR', 'en', '2', '50.0%', '51.0%', '+1.0 pp [-5.0, +7.0]', 'p = 0.410', '– same']);
+    expect(byMetric.get('Recall@5')).toEqual(['Recall@5', 'all', '22†', '50.0%', '60.0%', '+10.0 pp [+2.0, +18.0]', 'p = 0.003', 'p = 0.005', '▲ better']);
+    expect(byMetric.get('Latency (total)')).toEqual(['Latency (total)', 'all', '3†', '109 ms', '150 ms', '+41 ms [+12, +70]', 'p < 0.001', 'p = 0.001', '▼ worse']);
+    expect(byMetric.get('MRR')).toEqual(['MRR', 'en', '2†', '50.0%', '51.0%', '+1.0 pp [-5.0, +7.0]', 'p = 0.410', 'p = 0.410', '– same']);
     // Significant rows are bold, the same one is not.
     expect(rows.find((r) => r.includes('Recall@5'))).toMatch(/^\| \*\*Recall@5\*\* .*\*\*▲ better\*\* \|$/);
     expect(rows.find((r) => r.includes('Latency'))).toMatch(/\*\*▼ worse\*\* \|$/);
     expect(rows.find((r) => r.includes('MRR'))).not.toContain('**');
     expect(comparison).toContain('1 ▲ better, 1 ▼ worse');
+    expect(comparison).toContain('Benjamini–Hochberg');
+    expect(comparison).toContain('† fewer than 30 questions');
+  });
+
+  it('shows the gate family with raw p beside the Holm-adjusted p, per dataset × language', () => {
+    const primary = section(md, '## Primary metrics (the gate)');
+    expect(primary).toContain('| metric | group | n | A | B | Δ B − A [95% CI] | p | p (Holm) | verdict |');
+    const rows = primary.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| metric') && !l.startsWith('| ---')).map(cells);
+    expect(rows).toEqual([
+      ['Recall@5', 'loc · es', '40', '60.0%', '45.0%', '-15.0 pp [-25.0, -5.0]', 'p = 0.004', 'p = 0.008', '▼ worse'],
+      ['Recall@5', 'loc · en', '40', '60.0%', '59.0%', '-1.0 pp [-8.0, +6.0]', 'p = 0.040', 'p = 0.080', '– same'],
+    ]);
+    expect(primary).toContain('Holm-adjusted over these 2 comparisons');
+    expect(primary).toContain('at least 2 pp');
   });
 
   it('gives the nightly verdict and leaves comparisons out of a single run', () => {
@@ -243,7 +264,8 @@ describe('renderMarkdown', () => {
     const verdict = section(renderMarkdown(failing), '## Verdict');
     expect(verdict).toContain('**FAIL**');
     expect(verdict).toContain('reports/baseline.json');
-    expect(verdict).toMatch(/\| \*\*Latency \(total\)\*\* \| all \| 3 \|.*▼ worse/);
+    expect(verdict).toMatch(/\| \*\*Latency \(total\)\*\* \| all \| 3† \|.*▼ worse/);
+    expect(verdict).toContain('Holm over 2 primary comparisons');
     const passing = renderMarkdown({ ...failing, verdict: { status: 'pass', regressions: [], baseline: 'reports/baseline.json' } });
     expect(section(passing, '## Verdict')).toContain('**PASS**');
     const single = renderMarkdown({ ...abReport(), kind: 'run', runs: [run('current', 0)], comparisons: undefined });

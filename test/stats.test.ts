@@ -1,10 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { aggregate } from '../eval/aggregate.ts';
+import { languageGap } from '../eval/languageGap.ts';
+import { primaryComparisons, verdictOf } from '../eval/compare.ts';
+import { exactCoverage, intervalsFor, simulatedCoverage } from '../eval/intervalCoverage.ts';
+import { nightlyReport } from '../eval/nightly.ts';
+import { simulateNullNights } from '../eval/nullSimulation.ts';
+import type { MetricInfo, QuestionResult, Report } from '../eval/report/types.ts';
 import {
+  bhAdjust,
   bootstrapCI,
+  newcombePairedDiffCI,
+  normalQuantile,
   pairedBootstrapDiffCI,
   pairedPermutationTest,
   seededRandom,
+  wilsonCI,
+  wilsonInterval,
 } from '../eval/stats/index.ts';
+import { root } from './support/paths.ts';
 
 /** a and b whose per-question differences b − a are exactly `diffs` (a is all zeros). */
 function pairsWithDiffs(diffs: number[]): [number[], number[]] {
@@ -226,5 +241,206 @@ describe('input errors', () => {
   });
   it('refuses an exactUpTo that cannot be enumerated', () => {
     expect(() => pairedPermutationTest([1], [2], { exactUpTo: 31 })).toThrow(/exactUpTo/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// #13 item 1: corrected statistics.
+
+describe('Benjamini–Hochberg', () => {
+  it('adjusts step-up, monotone, capped at 1, in input order (as R p.adjust(method = "BH"))', () => {
+    // Sorted 0.005, 0.01, 0.03, 0.04 (m = 4): ×4/1 0.02, ×4/2 0.02, ×4/3 0.04, ×4/4 0.04.
+    expect(bhAdjust([0.01, 0.04, 0.03, 0.005]).map((p) => +p.toFixed(6))).toEqual([0.02, 0.04, 0.04, 0.02]);
+    // Step-up: a large p later in the order never raises an earlier one above it.
+    expect(bhAdjust([0.04, 0.045]).map((p) => +p.toFixed(6))).toEqual([0.045, 0.045]);
+    expect(bhAdjust([0.9, Number.NaN, 0.8])).toEqual([0.9, Number.NaN, 0.9]);
+    expect(bhAdjust([])).toEqual([]);
+  });
+});
+
+describe('Wilson score intervals', () => {
+  it('normalQuantile inverts the normal CDF', () => {
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959963985, 8);
+    expect(normalQuantile(0.5)).toBeCloseTo(0, 10);
+  });
+
+  it('bounds are where the score test just rejects (plain) or, with the continuity correction, |p̂ − p| − 1/(2n)', () => {
+    const z = 1.959963984540054;
+    for (const [x, n] of [[3, 10], [9, 10], [27, 30], [50, 100]] as const) {
+      const ph = x / n;
+      const plain = wilsonInterval(x, n, { continuity: false });
+      for (const p of [plain.low, plain.high]) expect(Math.abs(ph - p) / Math.sqrt((p * (1 - p)) / n)).toBeCloseTo(z, 8);
+      const cc = wilsonInterval(x, n);
+      for (const p of [cc.low, cc.high]) expect((Math.abs(ph - p) - 1 / (2 * n)) / Math.sqrt((p * (1 - p)) / n)).toBeCloseTo(z, 8);
+      expect(cc.low).toBeLessThan(plain.low);
+      expect(cc.high).toBeGreaterThan(plain.high);
+    }
+  });
+
+  it('never has zero width at 0% or 100%: 2 of 2 is not "100.0 [100.0, 100.0]"', () => {
+    expect(wilsonCI([1, 1])).toMatchObject({ n: 2, mean: 1, high: 1 });
+    expect(wilsonCI([1, 1]).low).toBeLessThan(0.5);
+    expect(wilsonCI([0, 0, 0])).toMatchObject({ mean: 0, low: 0 });
+    expect(wilsonCI([0, 0, 0]).high).toBeGreaterThan(0.4);
+    expect(wilsonCI([])).toMatchObject({ n: 0 });
+    expect(() => wilsonCI([1, 0.5])).toThrow(/0 or 1/);
+  });
+
+  it('the reports use it for 0/1 metrics and keep the bootstrap for the others', () => {
+    const q = (id: string, m: number, r: number) => ({ ...resultOf(id, 'en'), metrics: { acc: m, mrr: r } });
+    const aggs = aggregate([q('1', 1, 1), q('2', 1, 0.5)], ['acc', 'mrr'], { seed: 's', bootstrap: 200, permutations: 200 });
+    const all = (metric: string) => aggs.find((a) => a.metric === metric && Object.keys(a.group).length === 0)!;
+    // Before: the percentile bootstrap of [1, 1] was [1, 1].
+    expect(all('acc')).toMatchObject({ mean: 1, high: 1, interval: 'wilson' });
+    expect(all('acc').low).toBeLessThan(0.5);
+    expect(all('mrr')).toMatchObject({ mean: 0.75, interval: 'bootstrap' });
+  });
+});
+
+describe('Newcombe paired difference of proportions', () => {
+  const a = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1];
+  const b = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1];
+  it('holds the difference, stays within [−1, 1], and turns over when A and B swap', () => {
+    const ci = newcombePairedDiffCI(a, b);
+    expect(ci.n).toBe(12);
+    expect(ci.meanDiff).toBeCloseTo(-2 / 12, 12);
+    expect(ci.low).toBeLessThan(ci.meanDiff);
+    expect(ci.high).toBeGreaterThan(ci.meanDiff);
+    expect(ci.low).toBeGreaterThanOrEqual(-1);
+    const back = newcombePairedDiffCI(b, a);
+    expect(back.low).toBeCloseTo(-ci.high, 12);
+    expect(back.high).toBeCloseTo(-ci.low, 12);
+  });
+  it('is narrower when the pairs agree (positive correlation) than when they are independent', () => {
+    // Same margins (pA = pB = 0.5): agreeing pairs, then pairs that disagree half the time.
+    const agree = newcombePairedDiffCI([1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0], [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1]);
+    const mixed = newcombePairedDiffCI([1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    expect(agree.high - agree.low).toBeLessThan(mixed.high - mixed.low);
+  });
+  it('has width when one side is all right: 10/10 vs 10/10 is not [0, 0]', () => {
+    const ones = Array(10).fill(1);
+    const ci = newcombePairedDiffCI(ones, ones);
+    expect(ci.low).toBeLessThan(-0.1);
+    expect(ci.high).toBeGreaterThan(0.1);
+    expect(() => newcombePairedDiffCI([0.5], [1])).toThrow(/0 or 1/);
+  });
+});
+
+describe('interval coverage (the figure of #13: ≥ 93% at n = 10, 30, 100 and p = 0.5, 0.9, 0.97)', () => {
+  it('the continuity-corrected Wilson interval covers ≥ 95% exactly and ≥ 93% by seeded simulation; the old bootstrap does not', () => {
+    for (const n of [10, 30, 100]) {
+      const wilson = intervalsFor('wilson-cc', n);
+      for (const p of [0.5, 0.9, 0.97]) {
+        expect(exactCoverage(wilson, n, p), `exact n=${n} p=${p}`).toBeGreaterThanOrEqual(0.95);
+        expect(simulatedCoverage(wilson, n, p, 400, seededRandom(`cov:${n}:${p}`)), `simulated n=${n} p=${p}`).toBeGreaterThanOrEqual(0.93);
+      }
+    }
+    // The percentile bootstrap of the reports before: at n = 10 and p = 0.97, a quarter of the time.
+    const boot = intervalsFor('bootstrap', 10, { iterations: 500, seed: 't' });
+    expect(exactCoverage(boot, 10, 0.97)).toBeLessThan(0.5);
+    // Plain Wilson misses 93% by a hair at n = 10, p = 0.9 (92.98%): why the correction is used.
+    expect(exactCoverage(intervalsFor('wilson', 10), 10, 0.9)).toBeLessThan(0.93);
+  });
+});
+
+const SHARE = (name: string): MetricInfo => ({ name, label: name, direction: 'higher', unit: 'share', description: '' });
+
+function resultOf(id: string, lang: 'en' | 'es', dataset = 'd'): QuestionResult {
+  return {
+    id,
+    dataset,
+    lang,
+    kind: 'k',
+    expectedSource: 'code',
+    question: id,
+    gold: { files: [], issues: [] },
+    metrics: {},
+    route: { top: 'code', weights: { docs: 0, code: 1, issues: 0 } },
+    slots: { docs: 0, code: 0, issues: 0 },
+    ranked: [],
+    latency: {},
+  };
+}
+
+describe('the nightly gate: primary metrics, Holm, minimum effect', () => {
+  it('a difference below the minimum effect is never worse, whatever its p', () => {
+    expect(verdictOf(-0.019, 0.0001, SHARE('r'), 2)).toBe('same');
+    expect(verdictOf(-0.02, 0.0001, SHARE('r'), 2)).toBe('worse');
+    expect(verdictOf(-0.5, 0.06, SHARE('r'), 2)).toBe('same');
+    expect(verdictOf(0.3, 0.01, SHARE('r'), 2)).toBe('better');
+  });
+
+  it('tests each primary metric per dataset × language, Holm over that family only', () => {
+    // Dataset x: 8 questions per language; r drops on all 8 English ones (exact p = 2/256).
+    const a: QuestionResult[] = [];
+    const b: QuestionResult[] = [];
+    for (const lang of ['en', 'es'] as const)
+      for (const ds of ['x', 'y'])
+        for (let i = 0; i < 8; i++) {
+          const id = `${ds}-${lang}-${i}`;
+          a.push({ ...resultOf(id, lang, ds), metrics: { r: 1, s: 1 } });
+          b.push({ ...resultOf(id, lang, ds), metrics: { r: ds === 'x' && lang === 'en' ? 0 : 1, s: 0 } });
+        }
+    const rows = primaryComparisons(a, b, [SHARE('r'), SHARE('s')], [{ metric: 'r' }], { seed: 's', bootstrap: 100, permutations: 1000 });
+    expect(rows.map((r) => `${r.group.dataset}/${r.group.lang}`)).toEqual(['x/en', 'x/es', 'y/en', 'y/es']);
+    const hit = rows.find((r) => r.group.dataset === 'x' && r.group.lang === 'en')!;
+    expect(hit.p).toBeCloseTo(2 / 256, 12);
+    expect(hit.pAdjusted).toBeCloseTo(4 * (2 / 256), 12); // Holm, m = 4
+    expect(hit).toMatchObject({ adjustment: 'holm', verdict: 'worse', interval: 'newcombe' });
+    // Restricted to a dataset and a language: one comparison, so no adjustment.
+    const one = primaryComparisons(a, b, [SHARE('r')], [{ metric: 'r', datasets: ['x'], langs: ['en'] }], { seed: 's', bootstrap: 100, permutations: 1000 });
+    expect(one).toHaveLength(1);
+    expect(one[0]!.pAdjusted).toBeCloseTo(2 / 256, 12);
+  });
+
+  it('a secondary metric, however much worse, does not fail the night; a primary one does', () => {
+    const report = (metrics: Record<string, number>[], primary: string) =>
+      ({
+        version: 1,
+        kind: 'run',
+        meta: { stats: { seed: 's', bootstrap: 100, permutations: 1000, primary: [{ metric: primary }] } },
+        metrics: [SHARE('r'), SHARE('s')],
+        runs: [{ label: 'x', configHash: 'h', questions: metrics.map((m, i) => ({ ...resultOf(String(i), 'en'), metrics: m })) }],
+      }) as unknown as Report;
+    const base = Array.from({ length: 12 }, () => ({ r: 1, s: 1 }));
+    const now = Array.from({ length: 12 }, () => ({ r: 1, s: 0 }));
+    // Before #13 every quality metric gated: s, 12 of 12 worse (p = 2/4096), failed the night.
+    const secondary = nightlyReport(report(base, 'r'), report(now, 'r'), 'b.json');
+    expect(secondary.verdict).toMatchObject({ status: 'pass', regressions: [] });
+    expect(secondary.comparisons!.find((c) => c.metric === 's' && Object.keys(c.group).length === 0)).toMatchObject({ verdict: 'worse', adjustment: 'bh' });
+    const primary = nightlyReport(report(base, 's'), report(now, 's'), 'b.json');
+    expect(primary.verdict!.status).toBe('fail');
+    expect(primary.verdict!.regressions.map((c) => c.metric)).toEqual(['s']);
+    // A declared family that matches nothing would be a gate that cannot fail: an error instead.
+    expect(() => nightlyReport(report(base, 'nope'), report(now, 'nope'), 'b.json')).toThrow(/eval\.primary/);
+  });
+});
+
+describe('the null simulation (#13): random per-question A/B swaps on a real report', () => {
+  it('the new gate fails on ≤ 5% of null nights; the old one (raw p < 0.05 on every comparison) on far more', () => {
+    const ab = JSON.parse(fs.readFileSync(path.join(root, 'reports/ab-model.json'), 'utf8')) as Report;
+    const primary = [{ metric: 'file.recall@5' }, { metric: 'file.acc@1' }, { metric: 'doc.recall@10' }];
+    // Modest sizes keep the test near 10 s: 20 nights, 200 permutations (bench/eval-null.ts runs 200 × 1000).
+    const s = simulateNullNights(ab.runs[0]!.questions, ab.runs[1]!.questions, ab.metrics, primary, { seed: 'cita', bootstrap: 100, permutations: 200 }, 20, seededRandom('null-test'));
+    expect(s.oldComparisons).toBeGreaterThan(100);
+    expect(s.newComparisons).toBeLessThanOrEqual(12);
+    expect(s.newFailures / s.nights).toBeLessThanOrEqual(0.05);
+    expect(s.oldFailures / s.nights).toBeGreaterThanOrEqual(0.2);
+  }, 120_000);
+});
+
+describe('the language gap under the new scheme', () => {
+  it('is paired on the parallel questions, and a consistent gap smaller than the minimum effect is not a gap', () => {
+    const rs: QuestionResult[] = [];
+    for (let i = 0; i < 12; i++) {
+      // MRR 1 pp lower in Spanish on every one of 12 pairs: exact p = 2/4096, yet below 2 pp.
+      rs.push({ ...resultOf(`q${i}-en`, 'en'), pair: `q${i}`, metrics: { 'file.mrr': 0.5, 'file.acc@1': 1 } });
+      rs.push({ ...resultOf(`q${i}-es`, 'es'), pair: `q${i}`, metrics: { 'file.mrr': 0.49, 'file.acc@1': 0 } });
+    }
+    const rows = languageGap(rs, { seed: 's', bootstrap: 200, permutations: 1000 }, ['file.mrr', 'file.acc@1']);
+    const mrr = rows.find((r) => r.metric === 'file.mrr')!;
+    expect(mrr.pHolm).toBeLessThan(0.05);
+    expect(mrr).toMatchObject({ n: 12, verdict: 'none', interval: 'bootstrap' });
+    expect(rows.find((r) => r.metric === 'file.acc@1')).toMatchObject({ verdict: 'gap', interval: 'newcombe' });
   });
 });

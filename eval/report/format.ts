@@ -56,10 +56,25 @@ export function formatCi(mean: number, low: number, high: number, unit: Unit): s
   return `${bare(mean, unit)} [${bare(low, unit)}, ${bare(high, unit)}]`;
 }
 
-/** `mean [low, high] (n)`, or `–` when the metric has no question in the group. */
+/**
+ * Below this many questions a figure is flagged (`SMALL_N_MARK` after n): its interval is wide and
+ * only a large difference can be told from noise (and the normal approximations behind score
+ * intervals are at their weakest).
+ */
+export const SMALL_N = 30;
+export const SMALL_N_MARK = '†';
+/** The legend line that goes with any table using the mark. */
+export const SMALL_N_NOTE = `${SMALL_N_MARK} fewer than ${SMALL_N} questions: a wide interval, read with care.`;
+
+/** `n`, or `n†` below SMALL_N. */
+export function formatN(n: number): string {
+  return n > 0 && n < SMALL_N ? `${n}${SMALL_N_MARK}` : String(n);
+}
+
+/** `mean [low, high] (n)`, or `–` when the metric has no question in the group; `(n†)` when n < 30. */
 export function formatAggregate(agg: Aggregate | undefined, unit: Unit): string {
   if (!agg || agg.n === 0 || !isFiniteNumber(agg.mean)) return DASH;
-  return `${formatCi(agg.mean, agg.low, agg.high, unit)} (${agg.n})`;
+  return `${formatCi(agg.mean, agg.low, agg.high, unit)} (${formatN(agg.n)})`;
 }
 
 /** A signed number in the unit's scale: `+3.1`, `-12`, `0.0`. */
@@ -84,14 +99,14 @@ export function formatP(p: number): string {
   return p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
 }
 
-/** `es · issue-text · code` (language · kind · expected source), or `all`. */
+/** `code-qa · es · issue-text · code` (dataset · language · kind · expected source), or `all`. */
 export function groupLabel(group: Group): string {
-  const parts = [group.lang, group.kind, group.source].filter((p): p is NonNullable<typeof p> => p !== undefined);
+  const parts = [group.dataset, group.lang, group.kind, group.source].filter((p): p is NonNullable<typeof p> => p !== undefined);
   return parts.length === 0 ? 'all' : parts.join(' · ');
 }
 
 export function sameGroup(a: Group, b: Group): boolean {
-  return a.lang === b.lang && a.kind === b.kind && a.source === b.source;
+  return a.dataset === b.dataset && a.lang === b.lang && a.kind === b.kind && a.source === b.source;
 }
 
 export function verdictMark(verdict: Comparison['verdict']): string {
@@ -273,12 +288,23 @@ export function latencyTable(run: RunReport): Table {
   };
 }
 
-/** B vs A per metric and group; significant rows carry `mark` in their direction. */
+/** The adjusted-p column's title, named for its method: `p (Holm)`, `p (BH)`, or `p (adjusted)` for a mixed or older table. */
+export function adjustedPTitle(comparisons: Comparison[]): string {
+  const methods = new Set(comparisons.map((c) => c.adjustment));
+  if (methods.size === 1 && methods.has('holm')) return 'p (Holm)';
+  if (methods.size === 1 && methods.has('bh')) return 'p (BH)';
+  return 'p (adjusted)';
+}
+
+/**
+ * B vs A per metric and group, raw p beside the p adjusted over the table (Holm for the gate's
+ * family, Benjamini–Hochberg for the exploratory one); significant rows carry `mark` in their direction.
+ */
 export function comparisonTable(report: Report, comparisons: Comparison[]): Table {
   const [a, b] = comparedLabels(report);
   return {
-    head: ['metric', 'group', 'n', a, b, `Δ ${b} − ${a} [95% CI]`, 'p', 'verdict'],
-    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'],
+    head: ['metric', 'group', 'n', a, b, `Δ ${b} − ${a} [95% CI]`, 'p', adjustedPTitle(comparisons), 'verdict'],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
     rows: comparisons.map((c) => {
       const m = metricInfo(report, c.metric);
       const empty = c.n === 0;
@@ -288,11 +314,12 @@ export function comparisonTable(report: Report, comparisons: Comparison[]): Tabl
         cells: [
           c.own ? `${m.label} (own answers)` : m.label,
           groupLabel(c.group),
-          c.own ? `${c.own.nA} / ${c.own.nB}` : String(c.n),
+          c.own ? `${formatN(c.own.nA)} / ${formatN(c.own.nB)}` : formatN(c.n),
           empty ? DASH : side(c.meanA, c.own?.answeredA),
           empty ? DASH : side(c.meanB, c.own?.answeredB),
           empty ? DASH : formatDiff(c.diff, c.low, c.high, m.unit),
           empty ? DASH : formatP(c.p),
+          empty || c.pAdjusted === undefined ? DASH : formatP(c.pAdjusted),
           verdictMark(c.verdict),
         ],
       };
@@ -318,7 +345,7 @@ export function languageGapTable(report: Report, run: RunReport): Table {
         cells: [
           m.label,
           g.dataset,
-          String(g.n),
+          formatN(g.n),
           formatValue(g.meanEn, m.unit),
           formatValue(g.meanEs, m.unit),
           formatDiff(g.diff, g.low, g.high, m.unit),
@@ -332,3 +359,39 @@ export function languageGapTable(report: Report, run: RunReport): Table {
     }),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// What the statistics are, in words shared by both pages.
+
+/** The minimum effect a report was judged with, in points (2 for reports written before it existed). */
+export function minEffectOf(report: Report): number {
+  return report.meta.stats.minEffect ?? 2;
+}
+
+/** Under the gate family's table. */
+export function primaryNote(report: Report): string {
+  return (
+    `The gate's family: each primary metric (eval.primary) per dataset × language, paired over the questions both runs answered; ` +
+    `p from a two-sided paired permutation test, Holm-adjusted over these ${report.primary?.length ?? 0} comparisons (family-wise error ≤ 5%). ` +
+    `▲/▼ needs p (Holm) < 0.05 and a difference of at least ${minEffectOf(report)} pp. ` +
+    `CI: Newcombe's paired score interval for 0/1 metrics, else the paired bootstrap. ${SMALL_N_NOTE}`
+  );
+}
+
+/** Under the exploratory table. */
+export function exploratoryNote(report: Report, comparisons: Comparison[]): string {
+  const better = comparisons.filter((c) => c.verdict === 'better').length;
+  const worse = comparisons.filter((c) => c.verdict === 'worse').length;
+  return (
+    `Exploratory: every metric and group, paired over the questions where both runs have the metric (p: two-sided paired permutation test), ` +
+    `except metrics of answers (faithfulness, citation checks): those over each run's own answers, unpaired, with its answered rate beside; ` +
+    `${adjustedPTitle(comparisons)} adjusted over this whole table (Benjamini–Hochberg: false discovery rate 5%); ` +
+    `▲/▼ needs the adjusted p < 0.05 and at least ${minEffectOf(report)} pp for shares. ${better} ▲ better, ${worse} ▼ worse; the rest – same. ` +
+    `Leads to look at: only the primary metrics above can fail the nightly. ${SMALL_N_NOTE}`
+  );
+}
+
+/** Under the metric tables. */
+export const INTERVAL_NOTE =
+  'Each cell: mean [95% CI] (n); – where the metric has no question. CI: the Wilson score interval (continuity-corrected) ' +
+  `where every value is 0 or 1, the percentile bootstrap otherwise (MRR, nDCG, latency). ${SMALL_N_NOTE}`;

@@ -4,7 +4,12 @@ import {
   allMetrics,
   comparedLabels,
   comparisonTable,
+  exploratoryNote,
   findAggregate,
+  INTERVAL_NOTE,
+  languageGapTable,
+  minEffectOf,
+  primaryNote,
   formatCi,
   formatDiff,
   formatP,
@@ -34,6 +39,7 @@ export function renderHtml(report: Report): string {
   const title = reportTitle(report);
   const body: string[] = [`<h1>${escapeHtml(title)}</h1>`, reproducibility(report)];
   if (report.verdict) body.push(verdictSection(report));
+  if (report.kind !== 'run' && report.primary?.length) body.push(primarySection(report, report.primary));
   if (report.kind !== 'run' && report.comparisons) body.push(comparisonSection(report, report.comparisons));
   for (const run of report.runs) body.push(runSection(report, run));
   return [
@@ -165,7 +171,7 @@ export function rankingChart(report: Report, run: RunReport): string {
   });
   parts.push(`<line class="axis" x1="${c.left}" x2="${px(width - c.right)}" y1="${px(baseline)}" y2="${px(baseline)}"/>`);
   parts.push('</svg>');
-  return figure(parts.join(''), `Per language, mean with 95% bootstrap CI; ${DASH} where no question applies.`, legend(LANGS.map((l) => [l, LANG_COLOUR[l]])));
+  return figure(parts.join(''), `Per language, mean with 95% CI (Wilson for 0/1 metrics, else bootstrap); ${DASH} where no question applies.`, legend(LANGS.map((l) => [l, LANG_COLOUR[l]])));
 }
 
 /** Chart (2): mean context slots per collection, stacked, one bar per question kind. */
@@ -274,7 +280,7 @@ export function deltaChart(report: Report, comparisons: Comparison[]): string {
         );
       });
       parts.push('</svg>');
-      return figure(parts.join(''), `${b} − ${a} in ${unitName}, paired bootstrap 95% CI; coloured when p < 0.05 (green better, red worse for ${b}).`);
+      return figure(parts.join(''), `${b} − ${a} in ${unitName}, 95% CI (Newcombe's paired score interval for 0/1 metrics, else the paired bootstrap); coloured when ▲ better or ▼ worse (adjusted p < 0.05 and at least the minimum effect; green better, red worse for ${b}).`);
     })
     .join('\n');
 }
@@ -330,8 +336,8 @@ function verdictSection(report: Report): string {
   if (!v) return '';
   const pass = v.status === 'pass';
   const text = pass
-    ? `PASS: no metric is significantly worse than the baseline (${v.baseline}).`
-    : `FAIL: ${v.regressions.length} significantly worse than the baseline (${v.baseline}).`;
+    ? `PASS: no primary metric is worse than the baseline (${v.baseline}; Holm over ${report.primary?.length ?? 0} primary comparisons, minimum effect ${minEffectOf(report)} pp).`
+    : `FAIL: ${v.regressions.length} primary metrics worse than the baseline (${v.baseline}; Holm over ${report.primary?.length ?? 0} primary comparisons, minimum effect ${minEffectOf(report)} pp).`;
   return [
     '<section>',
     '<h2>Verdict</h2>',
@@ -341,13 +347,15 @@ function verdictSection(report: Report): string {
   ].join('\n');
 }
 
+function primarySection(report: Report, comparisons: Comparison[]): string {
+  return ['<section>', '<h2>Primary metrics (the gate)</h2>', `<p>${escapeHtml(primaryNote(report))}</p>`, htmlTable(comparisonTable(report, comparisons)), '</section>'].join('\n');
+}
+
 function comparisonSection(report: Report, comparisons: Comparison[]): string {
-  const better = comparisons.filter((c) => c.verdict === 'better').length;
-  const worse = comparisons.filter((c) => c.verdict === 'worse').length;
   return [
     '<section>',
-    '<h2>Comparison</h2>',
-    `<p>Paired over the questions both runs answered; p from a two-sided paired permutation test, CI from the paired bootstrap. Significant (p &lt; 0.05): <span class="better">${better} ▲ better</span>, <span class="worse">${worse} ▼ worse</span>; the rest – same.</p>`,
+    '<h2>Comparison (exploratory)</h2>',
+    `<p>${escapeHtml(exploratoryNote(report, comparisons))}</p>`,
     deltaChart(report, comparisons),
     htmlTable(comparisonTable(report, comparisons)),
     '</section>',
@@ -365,7 +373,14 @@ function runSection(report: Report, run: RunReport): string {
   ];
   if (meta.length > 0) out.push(`<ul class="meta">${meta.map(([k, v]) => `<li>${escapeHtml(k)}: <code>${escapeHtml(v)}</code></li>`).join('')}</ul>`);
   out.push('<h3>Metrics, English and Spanish</h3>', rankingChart(report, run));
-  out.push('<p class="caption">Each cell: mean [95% CI] (n); – where the metric has no question.</p>', htmlTable(metricTable(report, run)));
+  out.push(`<p class="caption">${escapeHtml(INTERVAL_NOTE)}</p>`, htmlTable(metricTable(report, run)));
+  if (run.languageGap?.length) {
+    out.push(
+      '<h3>Language gap (paired questions)</h3>',
+      `<p class="caption">${escapeHtml(`Spanish − English on the same questions (same pair id), paired permutation test, p Holm-adjusted over this table; a gap needs p (Holm) < 0.05 and at least ${minEffectOf(report)} pp.`)}</p>`,
+      htmlTable(languageGapTable(report, run)),
+    );
+  }
   const byKind = metricByTable(report, run, 'kind');
   if (byKind.rows.length > 0) out.push('<h3>By question kind × language</h3>', htmlTable(byKind));
   const bySource = metricByTable(report, run, 'source');

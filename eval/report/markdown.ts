@@ -2,6 +2,10 @@ import { COLLECTIONS } from '../../pipeline/types.ts';
 import {
   comparisonTable,
   coverageTable,
+  exploratoryNote,
+  INTERVAL_NOTE,
+  minEffectOf,
+  primaryNote,
   fusionTable,
   languageGapTable,
   latencyTable,
@@ -28,24 +32,21 @@ export function renderMarkdown(report: Report): string {
     out.push('## Verdict', '');
     out.push(
       v.status === 'pass'
-        ? `**PASS**: no metric is significantly worse than the baseline (${inline(v.baseline)}).`
-        : `**FAIL**: ${v.regressions.length} metric${v.regressions.length === 1 ? ' is' : 's are'} significantly worse than the baseline (${inline(v.baseline)}).`,
+        ? `**PASS**: no primary metric is worse than the baseline (${inline(v.baseline)}; Holm over ${report.primary?.length ?? 0} primary comparisons, minimum effect ${minEffectOf(report)} pp).`
+        : `**FAIL**: ${v.regressions.length} primary metric${v.regressions.length === 1 ? ' is' : 's are'} worse than the baseline (${inline(v.baseline)}; Holm over ${report.primary?.length ?? 0} primary comparisons, minimum effect ${minEffectOf(report)} pp).`,
       '',
     );
     if (v.regressions.length > 0) out.push(...markdownTable(comparisonTable(report, v.regressions)), '');
   }
 
+  if (report.kind !== 'run' && report.primary?.length) {
+    out.push('## Primary metrics (the gate)', '', inline(primaryNote(report)), '');
+    out.push(...markdownTable(comparisonTable(report, report.primary)), '');
+  }
+
   if (report.kind !== 'run' && report.comparisons) {
     const comps = report.comparisons;
-    const better = comps.filter((c) => c.verdict === 'better').length;
-    const worse = comps.filter((c) => c.verdict === 'worse').length;
-    out.push('## Comparison', '');
-    out.push(
-      `Paired over the questions where both runs have the metric (p: two-sided paired permutation test, CI: paired bootstrap), ` +
-        `except metrics of answers (faithfulness, citation checks): those over each run's own answers, unpaired, with its answered rate beside. ` +
-        `Significant (p < 0.05): ${better} ▲ better, ${worse} ▼ worse; the rest – same.`,
-      '',
-    );
+    out.push('## Comparison (exploratory)', '', inline(exploratoryNote(report, comps)), '');
     out.push(...markdownTable(comparisonTable(report, comps)), '');
   }
 
@@ -62,7 +63,8 @@ function reproducibility(report: Report): string[] {
     `- Instance: ${code(m.instance)}`,
     `- Created at: ${inline(m.createdAt)}`,
     `- Node: ${inline(m.node)}`,
-    `- Statistics: seed ${code(m.stats.seed)}, ${m.stats.bootstrap} bootstrap iterations, ${m.stats.permutations} permutations`,
+    `- Statistics: seed ${code(m.stats.seed)}, ${m.stats.bootstrap} bootstrap iterations, ${m.stats.permutations} permutations` +
+      (m.stats.primary ? `; primary metrics ${m.stats.primary.map((p) => code(p.metric + (p.datasets ? ` (${p.datasets.join(', ')})` : '') + (p.langs ? ` [${p.langs.join(', ')}]` : ''))).join(', ')}, minimum effect ${minEffectOf(report)} pp` : ''),
     `- Report version: ${report.version}, kind ${code(report.kind)}`,
     '',
   );
@@ -111,13 +113,13 @@ function runSection(report: Report, run: RunReport): string[] {
   const meta = Object.entries(run.index.meta);
   if (meta.length > 0) out.push(...meta.map(([k, v]) => `- ${inline(k)}: ${code(v)}`), '');
 
-  out.push('### Metrics, English and Spanish', '', 'Each cell: mean [95% CI] (n); – where the metric has no question.', '');
+  out.push('### Metrics, English and Spanish', '', INTERVAL_NOTE, '');
   out.push(...markdownTable(metricTable(report, run)), '');
   if (run.languageGap?.length) {
     out.push(
       '### Language gap (paired questions)',
       '',
-      'The same question asked in English and in Spanish (same pair id): Spanish − English, paired permutation test, p Holm-adjusted over this table.',
+      `The same question asked in English and in Spanish (same pair id): Spanish − English, paired permutation test, p Holm-adjusted over this table; a gap needs p (Holm) < 0.05 and at least ${minEffectOf(report)} pp. CI: Newcombe's paired score interval for 0/1 metrics, else the paired bootstrap.`,
       '',
       ...markdownTable(languageGapTable(report, run)),
       '',

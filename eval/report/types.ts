@@ -81,12 +81,20 @@ export interface QuestionResult {
 
 /** Which questions an aggregate covers: a field left out means "all". */
 export interface Group {
+  /** Only in the gate's family (primary metrics per dataset × language). */
+  dataset?: string;
   lang?: Lang;
   kind?: string;
   source?: Collection;
 }
 
-/** Mean with a bootstrap 95% CI over the questions of the group where the metric applies. */
+/** How an interval was computed: `wilson` (0/1 metrics), `newcombe` (paired 0/1), or the percentile `bootstrap`. */
+export type IntervalMethod = 'wilson' | 'newcombe' | 'bootstrap';
+
+/**
+ * Mean with a 95% CI over the questions of the group where the metric applies: a Wilson score
+ * interval when every value is 0 or 1, the percentile bootstrap otherwise.
+ */
 export interface Aggregate {
   group: Group;
   metric: string;
@@ -94,6 +102,15 @@ export interface Aggregate {
   mean: number;
   low: number;
   high: number;
+  /** Absent in reports written before the score intervals (all bootstrap then). */
+  interval?: IntervalMethod;
+}
+
+/** A primary metric (`eval.primary`): the gate's family; limited to some datasets or languages when given. */
+export interface PrimaryMetric {
+  metric: string;
+  datasets?: string[];
+  langs?: Lang[];
 }
 
 export interface TruncationRow {
@@ -180,9 +197,10 @@ export interface GapRow {
   diff: number;
   low: number;
   high: number;
+  interval?: IntervalMethod;
   p: number;
   pHolm: number;
-  /** pHolm < 0.05: `gap` (es differs from en), else `none`. */
+  /** pHolm < 0.05 and |diff| ≥ the minimum effect: `gap` (es differs from en), else `none`. */
   verdict: 'gap' | 'none';
 }
 
@@ -199,13 +217,23 @@ export interface Comparison {
   own?: { nA: number; nB: number; answeredA: number; answeredB: number };
   meanA: number;
   meanB: number;
-  /** meanB − meanA, with the paired bootstrap 95% CI of the difference. */
+  /** meanB − meanA, with a 95% CI of the difference (Newcombe's paired score interval for 0/1 metrics, else the paired bootstrap). */
   diff: number;
   low: number;
   high: number;
-  /** Two-sided permutation test: paired (sign flips), or two-sample over own answers. */
+  interval?: IntervalMethod;
+  /** Two-sided permutation test, unadjusted: paired (sign flips), or two-sample over own answers. */
   p: number;
-  /** p < 0.05: `better` or `worse` for B according to the metric's direction; else `same`. */
+  /**
+   * p adjusted over its table: `holm` for the gate's family (primary metrics), `bh`
+   * (Benjamini–Hochberg) for the exploratory table. Absent in reports written before #13.
+   */
+  pAdjusted?: number;
+  adjustment?: 'holm' | 'bh';
+  /**
+   * Adjusted p < 0.05 and |diff| ≥ the minimum effect (`eval.minEffect`, points for shares):
+   * `better` or `worse` for B by the metric's direction; else `same`.
+   */
   verdict: 'better' | 'worse' | 'same';
 }
 
@@ -224,8 +252,8 @@ export interface ReportMeta {
   instance: string;
   datasets: DatasetInfo[];
   node: string;
-  /** Seeds and iteration counts of the statistics. */
-  stats: { seed: string; bootstrap: number; permutations: number };
+  /** Seeds and iteration counts of the statistics; the gate's primary metrics and minimum effect (points). */
+  stats: { seed: string; bootstrap: number; permutations: number; primary?: PrimaryMetric[]; minEffect?: number };
 }
 
 export interface Report {
@@ -236,9 +264,11 @@ export interface Report {
   metrics: MetricInfo[];
   /** One run, or [A, B] (`ab`), or [baseline, current] (`nightly`). */
   runs: RunReport[];
-  /** B vs A (or current vs baseline) for every metric and group. */
+  /** B vs A (or current vs baseline) for every metric and group: exploratory, BH-adjusted. */
   comparisons?: Comparison[];
-  /** Nightly only: fails when any metric is significantly worse than the baseline. */
+  /** B vs A on the primary metrics per dataset × language: the gate's family, Holm-adjusted. */
+  primary?: Comparison[];
+  /** Nightly only: fails when a primary metric is worse than the baseline (Holm, minimum effect). */
   /** `errors`: ids of questions that failed in the current run (a failed question has no metrics to compare, so it fails the night by itself). */
   verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[] };
 }

@@ -8,3 +8,6 @@ export {
 } from './paired.ts';
 export { DEFAULT_SEED, seededRandom, type RandomSource } from './random.ts';
 export { holmAdjust } from './holm.ts';
+export { bhAdjust } from './bh.ts';
+export { isBinary, newcombePairedDiffCI, normalQuantile, wilsonCI, wilsonInterval, type ProportionOptions } from './proportion.ts';
+export { meanInterval, pairedDiffInterval, type IntervalMethod } from './interval.ts';

@@ -240,6 +240,32 @@ export const configSchema = z
           })
           .strict()
           .prefault({}),
+        /**
+         * Primary metrics: the nightly gate's family. Each is tested in every dataset × language
+         * where it applies (or only the `datasets` / `langs` given), Holm-adjusted over the family;
+         * every other metric is exploratory (Benjamini–Hochberg) and never fails the night. A bare
+         * string is a metric id for every dataset and language (eval/suites/catalogue.ts).
+         */
+        primary: z
+          .array(
+            z.union([
+              z.string().min(1).transform((metric) => ({ metric })),
+              z
+                .object({
+                  metric: z.string().min(1),
+                  datasets: z.array(z.string().min(1)).min(1).optional(),
+                  langs: z.array(z.enum(['en', 'es'])).min(1).optional(),
+                })
+                .strict(),
+            ]),
+          )
+          .min(1, 'eval.primary needs at least one metric: a gate with nothing to test cannot fail')
+          .default([{ metric: 'file.recall@5' }, { metric: 'file.acc@1' }, { metric: 'doc.recall@10' }]),
+        /**
+         * Smallest difference, in percentage points of a share metric, that can be called better or
+         * worse (below it a difference is never "worse", whatever its p): see DEFAULT_MIN_EFFECT.
+         */
+        minEffect: z.number().min(0).max(100).default(2),
         seed: z.string().default('cita'),
         bootstrap: z.number().int().min(100).max(100000).default(2000),
         permutations: z.number().int().min(100).max(1000000).default(10000),
