@@ -84,7 +84,7 @@ describe('cita eval', () => {
     const run = rep.runs[0]!;
     expect(run.model.id).toMatch(/multilingual-e5-small/);
     expect(run.configHash).toMatch(/^[0-9a-f]{16}$/);
-    expect(run.judge).toBe('offline:support@0.8');
+    expect(run.judge).toBe('offline:xling@0.89');
     expect(run.questions.map((q) => q.id)).toEqual(QUESTIONS.map((q) => q.id));
     expect(run.questions.every((q) => !q.error)).toBe(true);
     const recalls = run.questions.map((q) => q.metrics['file.recall@10']!);
@@ -199,7 +199,7 @@ describe('cita eval', () => {
       const { target, q, close } = await open();
       try {
         const ok = await evaluateQuestion(target, q);
-        expect(ok.faithfulness!.judge).toBe('offline:support@0.8');
+        expect(ok.faithfulness!.judge).toBe('offline:xling@0.89');
         expect(ok.faithfulness!.contextFingerprint).toMatch(/^[0-9a-f]{64}$/);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(JudgeContextMismatch);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(/blocks \d+ vs \d+ \(1 missing, 0 extra\)/);

@@ -1,14 +1,20 @@
 import type { CitaConfig } from '../../pipeline/config/schema.ts';
-import { OfflineSupportJudge } from './offline.ts';
+import type { Embedder } from '../../pipeline/types.ts';
+import { CrossLingualJudge } from './crosslingual.ts';
 import type { Judge } from './types.ts';
 
-/** The judge named in `eval.judge`; LLM judges use the generators' own providers. Null for `none`. */
-export async function createJudge(config: CitaConfig['eval']['judge'], deps: { modelsDir: string; log: (m: string) => void }): Promise<Judge | null> {
+/**
+ * The judge named in `eval.judge`; LLM judges use the generators' own providers. Null for `none`.
+ * `embedder`: the instance's embedding model (the offline judge compares sentences with it); pass the
+ * model itself, not a query-memoized view, so judging does not fill the run's query cache.
+ */
+export async function createJudge(config: CitaConfig['eval']['judge'], deps: { modelsDir: string; log: (m: string) => void; embedder?: Embedder }): Promise<Judge | null> {
   switch (config.kind) {
     case 'none':
       return null;
     case 'offline':
-      return new OfflineSupportJudge();
+      if (!deps.embedder) throw new Error('eval.judge: kind "offline" compares sentences with the embedding model; none was given');
+      return new CrossLingualJudge(deps.embedder);
     case 'openai': {
       if (!config.baseUrl || !config.model) throw new Error('eval.judge: kind "openai" needs baseUrl and model');
       const { OpenAiGenerator } = await import('../../pipeline/answer/generators/openai.ts');

@@ -9,6 +9,8 @@ export interface Judge {
   /** e.g. `offline:support`, `llm:openai:gpt-4o-mini`, `llm:local:SmolLM2-135M-Instruct`. */
   readonly id: string;
   judge(question: string, context: Context, answer: VerifiedAnswer): Promise<Judgement>;
+  /** What the judge cannot see, in a few words each (shown in the report beside its calibration). */
+  readonly blindSpots?: readonly string[];
   close?(): Promise<void>;
 }
 
