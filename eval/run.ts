@@ -5,6 +5,7 @@ import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
 import { languageGap } from './languageGap.ts';
 import { contextFingerprint, describeContextDifference, JudgeContextMismatch } from './judge/fingerprint.ts';
+import { calibrateJudge } from './judge/calibration.ts';
 import type { Judge } from './judge/types.ts';
 import { percentile } from './metrics/percentile.ts';
 import type { FusionRow, LatencyRow, MetricValues, QuestionResult, RunReport } from './report/types.ts';
@@ -170,6 +171,8 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
   const started = Date.now();
   const results: QuestionResult[] = [];
   const indexed = await indexedPaths(target.store);
+  // Once per run, before the questions: the judge's own accuracy, shown in the report header.
+  const judgeCalibration = target.judge ? await calibrateJudge(target.judge) : undefined;
   for (const q of questions) {
     const r = await evaluateQuestion(target, q, undefined, indexed);
     results.push(r);
@@ -185,6 +188,7 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
     model: { id: target.embedder.id, dims: target.embedder.dims },
     generator: target.generator.id,
     judge: target.judge?.id ?? 'none',
+    ...(judgeCalibration ? { judgeCalibration } : {}),
     index: { chunks, meta: await target.store.meta() },
     questions: results,
     aggregates: aggregate(results, METRIC_NAMES, options.stats),

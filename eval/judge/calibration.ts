@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Context, VerifiedAnswer } from '../../pipeline/answer/types.ts';
 import type { Judge } from './types.ts';
@@ -149,4 +150,23 @@ export function formatCalibrationTable(cells: readonly CalibrationCell[]): strin
   for (const t of traps) lines.push([t, ...(['en', 'es', 'all'] as const).map((l) => pct(cells.find((c) => c.trap === t && c.lang === l)))]);
   const w = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
   return lines.map((l) => l.map((x, i) => x.padEnd(w[i]!)).join('  ')).join('\n');
+}
+
+/**
+ * The judge's calibration for the report header: loaded and judged once per run (55 short items;
+ * for an LLM judge, 55 short calls).
+ */
+export async function calibrateJudge(judge: Judge, file: string | URL = CALIBRATION_PATH) {
+  const text = readFileSync(file, 'utf8');
+  const items = parseCalibration(text, String(file));
+  const verdicts = await judgeCalibration(judge, items);
+  const held = verdicts.filter((v) => calibrationSplit(v) === 'held-out');
+  return {
+    judge: judge.id,
+    sha256: crypto.createHash('sha256').update(text).digest('hex'),
+    items: items.length,
+    cells: calibrationTable(verdicts),
+    heldOut: { n: held.length, correct: held.filter((v) => v.expected === v.judged).length },
+    blindSpots: [...(judge.blindSpots ?? [])],
+  };
 }
