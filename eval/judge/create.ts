@@ -18,19 +18,21 @@ export async function createJudge(config: CitaConfig['eval']['judge'], deps: { m
     case 'openai': {
       if (!config.baseUrl || !config.model) throw new Error('eval.judge: kind "openai" needs baseUrl and model');
       const { OpenAiGenerator } = await import('../../pipeline/answer/generators/openai.ts');
-      const { LlmJudge } = await import('./llm.ts');
+      const { LlmJudge, RecordingCompleter } = await import('./llm.ts');
       const gen = new OpenAiGenerator({ baseUrl: config.baseUrl, model: config.model, apiKeyEnv: config.apiKeyEnv, timeoutMs: config.timeoutMs, maxTokens: 256, temperature: 0, log: deps.log });
-      return new LlmJudge({ id: gen.id, complete: (m) => gen.complete(m) });
+      return new LlmJudge(new RecordingCompleter({ id: gen.id, complete: (m) => gen.complete(m) }));
     }
     case 'local': {
       const { createLocalGenerator } = await import('../../pipeline/answer/generators/local.ts');
-      const { LlmJudge } = await import('./llm.ts');
+      const { LlmJudge, RecordingCompleter } = await import('./llm.ts');
       const gen = await createLocalGenerator({ model: config.model, modelsDir: deps.modelsDir, maxTokens: 256, temperature: 0, log: deps.log });
-      return new LlmJudge({
-        id: gen.id,
-        complete: (m) => gen.complete({ system: m.find((x) => x.role === 'system')?.content ?? '', user: m.filter((x) => x.role === 'user').map((x) => x.content).join('\n\n') }),
-        close: () => gen.close(),
-      });
+      return new LlmJudge(
+        new RecordingCompleter({
+          id: gen.id,
+          complete: (m) => gen.complete({ system: m.find((x) => x.role === 'system')?.content ?? '', user: m.filter((x) => x.role === 'user').map((x) => x.content).join('\n\n') }),
+          close: () => gen.close(),
+        }),
+      );
     }
   }
 }

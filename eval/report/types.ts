@@ -70,8 +70,10 @@ export interface QuestionResult {
     /** Sentences judged, and how many of them the cited blocks support. */
     sentences: number;
     supported: number;
-    /** sha256 over the blocks (chunk ids, texts) the judge saw; equals the generator's by construction. */
+    /** sha256 over the blocks (chunk ids, texts) the judge was handed; equals the generator's (checked). */
     contextFingerprint: string;
+    /** Model judges: sha256 of the generator's rendered context, computed by the harness after finding it verbatim in the messages sent to the judge's model. */
+    renderedFingerprint?: string;
   };
   /** Milliseconds per stage of `ask()` (lookup, translate, embed, retrieve, generate, verify, judge, total). */
   latency: Record<string, number>;
