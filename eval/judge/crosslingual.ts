@@ -20,6 +20,8 @@ export const OFFLINE_BLIND_SPOTS = [
   'a swapped name the cited block also holds (--ff where --lf is meant)',
   'a wrong detail (number, version, value) in a sentence otherwise close to the block',
   'meaning beyond similarity: scope, conditions, implication across sentences',
+  'negation scope: a "not" elsewhere in the closest cited sentence makes it disagree with a faithful claim',
+  'it may reject a faithful sentence whose ordinary word sits beside a code noun ("la función principal")',
 ] as const;
 
 /** Nouns that name code; the word beside one is a name ("the caplog fixture", "el fixture tmpdir"). */
