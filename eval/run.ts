@@ -4,7 +4,8 @@ import type { Context, Generator } from '../pipeline/answer/types.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
 import { languageGap } from './languageGap.ts';
-import { contextFingerprint, describeContextDifference, JudgeContextMismatch } from './judge/fingerprint.ts';
+import { contextFingerprint, describeContextDifference, JudgeContextMismatch, sentFingerprint } from './judge/fingerprint.ts';
+import { calibrateJudge } from './judge/calibration.ts';
 import type { Judge } from './judge/types.ts';
 import { percentile } from './metrics/percentile.ts';
 import type { FusionRow, LatencyRow, MetricValues, QuestionResult, RunReport } from './report/types.ts';
@@ -32,14 +33,23 @@ class WitnessGenerator implements Generator {
 }
 
 /**
- * Judges an answer and proves the judge saw the generator's exact context (lesson 5): the judge
- * fingerprints what it received; a different fingerprint (a block missing, one character cut) is an
- * error that stops the run, since every faithfulness figure after it would be meaningless.
+ * Judges an answer and proves the judge saw the generator's exact context (lesson 5); a difference (a
+ * block missing, one character cut) is an error that stops the run, since every faithfulness figure
+ * after it would be meaningless. The judge's argument must fingerprint as the generator's context;
+ * for a model judge, the harness also reads the messages recorded at its model's provider and
+ * requires the generator's context, rendered as the generator's prompt renders it, in them
+ * (`renderedFingerprint` is then that rendering's hash, computed here, not by the judge).
  */
 export async function judgeAgainst(judge: Judge, generatorContext: Context, question: string, judgeContext: Context, answer: Parameters<Judge['judge']>[2]) {
+  judge.transcript?.reset();
   const judgement = await judge.judge(question, judgeContext, answer);
   if (judgement.contextFingerprint !== contextFingerprint(generatorContext)) throw new JudgeContextMismatch(describeContextDifference(generatorContext, judgeContext));
-  return judgement;
+  const sent = judge.transcript?.last();
+  if (!sent) return { judgement };
+  const renderedFingerprint = sentFingerprint(sent, generatorContext);
+  if (renderedFingerprint === null)
+    throw new JudgeContextMismatch(`the messages sent to the judge's model (${sent.reduce((n, m) => n + m.content.length, 0)} characters) do not hold the generator's rendered context; ${describeContextDifference(generatorContext, judgeContext)}`);
+  return { judgement, renderedFingerprint };
 }
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -94,10 +104,10 @@ export async function evaluateQuestion(
   const metrics: MetricValues = {};
   if (target.judge && result.answer && witness.seen) {
     const t = performance.now();
-    const j = await judgeAgainst(target.judge, witness.seen, q.question, judgeContext(result.context), result.answer);
+    const { judgement: j, renderedFingerprint } = await judgeAgainst(target.judge, witness.seen, q.question, judgeContext(result.context), result.answer);
     latency.judge = performance.now() - t;
     const supported = j.sentences.filter((s) => s.supported).length;
-    faithfulness = { judge: j.judge, sentences: j.sentences.length, supported, contextFingerprint: j.contextFingerprint };
+    faithfulness = { judge: j.judge, sentences: j.sentences.length, supported, contextFingerprint: j.contextFingerprint, ...(renderedFingerprint ? { renderedFingerprint } : {}) };
     metrics.faithfulness = j.sentences.length ? supported / j.sentences.length : null;
   } else metrics.faithfulness = null;
   latency.total = performance.now() - started;
@@ -170,6 +180,8 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
   const started = Date.now();
   const results: QuestionResult[] = [];
   const indexed = await indexedPaths(target.store);
+  // Once per run, before the questions: the judge's own accuracy, shown in the report header.
+  const judgeCalibration = target.judge ? await calibrateJudge(target.judge) : undefined;
   for (const q of questions) {
     const r = await evaluateQuestion(target, q, undefined, indexed);
     results.push(r);
@@ -185,6 +197,7 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
     model: { id: target.embedder.id, dims: target.embedder.dims },
     generator: target.generator.id,
     judge: target.judge?.id ?? 'none',
+    ...(judgeCalibration ? { judgeCalibration } : {}),
     index: { chunks, meta: await target.store.meta() },
     questions: results,
     aggregates: aggregate(results, METRIC_NAMES, options.stats),

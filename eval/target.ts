@@ -77,7 +77,7 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
       const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log });
       let judge: Judge | null;
       try {
-        judge = await createJudge(config.eval.judge, { modelsDir: paths.models, log });
+        judge = await createJudge(config.eval.judge, { modelsDir: paths.models, log, embedder: model });
       } catch (err) {
         await generator.close?.();
         throw err;

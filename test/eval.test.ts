@@ -105,7 +105,12 @@ describe('cita eval', () => {
     const run = rep.runs[0]!;
     expect(run.model.id).toMatch(/multilingual-e5-small/);
     expect(run.configHash).toMatch(/^[0-9a-f]{16}$/);
-    expect(run.judge).toBe('offline:support@0.8');
+    expect(run.judge).toBe('offline:xling@0.89');
+    // The judge's own accuracy, measured once in the run on the 55 calibration items, is in the header.
+    expect(run.judgeCalibration).toMatchObject({ judge: 'offline:xling@0.89', items: 55, heldOut: { n: 27 } });
+    expect(run.judgeCalibration!.cells.find((c) => c.trap === 'all' && c.lang === 'all')!.n).toBe(55);
+    expect(run.judgeCalibration!.blindSpots.length).toBeGreaterThan(0);
+    expect(fs.readFileSync(path.join(p.dir, 'reports/run1.md'), 'utf8')).toContain('Judge calibration: accuracy on');
     expect(run.questions.map((q) => q.id)).toEqual(QUESTIONS.map((q) => q.id));
     expect(run.questions.every((q) => !q.error)).toBe(true);
     const recalls = run.questions.map((q) => q.metrics['file.recall@10']!);
@@ -231,7 +236,7 @@ describe('cita eval', () => {
       const { target, q, close } = await open();
       try {
         const ok = await evaluateQuestion(target, q);
-        expect(ok.faithfulness!.judge).toBe('offline:support@0.8');
+        expect(ok.faithfulness!.judge).toBe('offline:xling@0.89');
         expect(ok.faithfulness!.contextFingerprint).toMatch(/^[0-9a-f]{64}$/);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(JudgeContextMismatch);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(/blocks \d+ vs \d+ \(1 missing, 0 extra\)/);

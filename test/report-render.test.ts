@@ -58,6 +58,26 @@ function run(label: string, shift: number): RunReport {
     model: { id: 'Xenova/multilingual-e5-small', dims: 384 },
     generator: 'extractive',
     judge: 'offline:support',
+    ...(label === 'A'
+      ? {
+          judgeCalibration: {
+            judge: 'offline:xling@0.89',
+            sha256: 'cafebabe0123456789',
+            items: 4,
+            cells: [
+              { trap: 'negation', lang: 'en' as const, n: 2, correct: 1, accuracy: 0.5 },
+              { trap: 'negation', lang: 'all' as const, n: 2, correct: 1, accuracy: 0.5 },
+              { trap: 'paraphrase-es', lang: 'es' as const, n: 2, correct: 2, accuracy: 1 },
+              { trap: 'paraphrase-es', lang: 'all' as const, n: 2, correct: 2, accuracy: 1 },
+              { trap: 'all', lang: 'en' as const, n: 2, correct: 1, accuracy: 0.5 },
+              { trap: 'all', lang: 'es' as const, n: 2, correct: 2, accuracy: 1 },
+              { trap: 'all', lang: 'all' as const, n: 4, correct: 3, accuracy: 0.75 },
+            ],
+            heldOut: { n: 2, correct: 1 },
+            blindSpots: ['a swapped <name>'],
+          },
+        }
+      : {}),
     index: { chunks: { docs: 120, code: 800, issues: 300 }, meta: { 'model.sha256': 'f00dfeed' } },
     questions: [
       question('loc-1', 'en', 'issue-text', 'Where is the skip marker evaluated?'),
@@ -204,6 +224,17 @@ describe('renderMarkdown', () => {
     expect(repro).not.toContain('9f86d081884c7d659a2f'); // a prefix, not the whole checksum
   });
 
+  it("shows each judge's calibration accuracy in the header (#13 item 5), and what it cannot see", () => {
+    const repro = section(md, '## Reproduce');
+    const row = repro.split('\n').find((l) => l.startsWith('| A | offline:xling@0.89 |'));
+    expect(row, repro).toBeDefined();
+    expect(cells(row!)).toEqual(['A', 'offline:xling@0.89', '75% (3/4)', '50% (1/2)', '50% (1/2)', '100% (2/2)', '50% (1/2)', '100% (2/2)']);
+    expect(repro).toContain('| run | judge | all | held-out | en | es | negation | paraphrase-es |');
+    expect(repro).toContain('`offline:xling@0.89` cannot see: a swapped &lt;name>.');
+    // Run B has no calibration (an older report): no row, no failure.
+    expect(repro).not.toMatch(/^\| B \| offline:xling/m);
+  });
+
   it('puts English and Spanish side by side with CIs, and – where n = 0', () => {
     const runA = section(md, '## Run A');
     expect(runA).toContain('| metric | all | en | es |');
@@ -293,6 +324,12 @@ describe('renderHtml', () => {
     expect(inText).toBeGreaterThanOrEqual(2); // the question appears in both runs' per-question tables
     expect(urls).toHaveLength(inText);
     expect(html).toMatch(/^<!doctype html>/);
+  });
+
+  it("shows each judge's calibration accuracy in the header", () => {
+    expect(html).toContain('<h3>Judge calibration</h3>');
+    expect(html).toMatch(/<td[^>]*>offline:xling@0\.89<\/td><td[^>]*>75% \(3\/4\)<\/td>/);
+    expect(html).toContain('cannot see: a swapped &lt;name&gt;.');
   });
 
   it('escapes hostile text', () => {

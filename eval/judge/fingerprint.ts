@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { renderContext } from '../../pipeline/answer/context.ts';
 import type { Context } from '../../pipeline/answer/types.ts';
 
 /**
@@ -11,6 +12,20 @@ export function contextFingerprint(context: Context): string {
   hash.update(JSON.stringify({ question: context.question, chars: context.chars, n: context.blocks.length }));
   for (const b of context.blocks) hash.update(JSON.stringify([b.marker, b.chunk.id, b.citation, b.text]));
   return hash.digest('hex');
+}
+
+/** sha256 of the context as the generator's prompt renders it for the model (`renderContext`). */
+export function renderedFingerprint(context: Context): string {
+  return crypto.createHash('sha256').update(renderContext(context)).digest('hex');
+}
+
+/**
+ * Computed by the harness from what reached the judge's model: the fingerprint of the generator's
+ * rendered context when those exact characters are in the messages sent, else null.
+ */
+export function sentFingerprint(sent: readonly { content: string }[], generatorContext: Context): string | null {
+  const rendered = renderContext(generatorContext);
+  return sent.some((m) => m.content.includes(rendered)) ? renderedFingerprint(generatorContext) : null;
 }
 
 /** What differs between two contexts, for an error a person can act on. */

@@ -1,4 +1,5 @@
 import type { Context, VerifiedAnswer } from '../../pipeline/answer/types.ts';
+import { renderContext } from '../../pipeline/answer/context.ts';
 import type { ChatMessage } from '../../pipeline/answer/generators/prompt.ts';
 import { contextFingerprint } from './fingerprint.ts';
 import { claimsOf, type Claim } from './sentences.ts';
@@ -11,24 +12,49 @@ export interface Completer {
   close?(): Promise<void>;
 }
 
+/**
+ * Records the messages each call sends to the model, at the provider boundary: the harness reads what
+ * the judge's model was actually given from here, not from the judge's own account (#13 item 5).
+ */
+export class RecordingCompleter implements Completer {
+  private sent: ChatMessage[] | null = null;
+  constructor(private readonly inner: Completer) {}
+  get id(): string {
+    return this.inner.id;
+  }
+  complete(messages: ChatMessage[]): Promise<string> {
+    this.sent = messages.map((m) => ({ ...m }));
+    return this.inner.complete(messages);
+  }
+  /** The messages of the last call since `reset`, or null when the model was not called. */
+  last(): ChatMessage[] | null {
+    return this.sent;
+  }
+  reset(): void {
+    this.sent = null;
+  }
+  close(): Promise<void> {
+    return this.inner.close?.() ?? Promise.resolve();
+  }
+}
+
 const SYSTEM =
-  'You check citations. For each numbered claim you get the source blocks it cites. Reply with one line per claim, ' +
+  'You check citations. You get the numbered context blocks an answer was written from, and numbered claims with the blocks each cites. Reply with one line per claim, ' +
   'exactly `<claim number>: yes` if the cited blocks state or directly imply the claim, `<claim number>: no` otherwise. ' +
   'Judge only from the blocks shown, not from what you know. No other text.';
 
-/** The judging prompt: the claims with the exact text of the blocks each cites (the generator's context, nothing else). */
+/**
+ * The judging prompt: the whole context exactly as the generator's prompt renders it
+ * (`renderContext`, every block, not only the cited ones), then the claims with the markers each cites.
+ */
 export function judgePrompt(question: string, claims: Claim[], context: Context): ChatMessage[] {
-  const byMarker = new Map(context.blocks.map((b) => [b.marker, b]));
-  const parts = claims.map((c, i) => {
-    const blocks = c.markers
-      .map((m) => byMarker.get(m))
-      .filter((b) => b !== undefined)
-      .map((b) => `[${b.marker}] ${b.citation.path}:${b.citation.startLine}-${b.citation.endLine}\n${b.text}`);
-    return `Claim ${i + 1}: ${c.sentence.trim()}\nCited blocks:\n${blocks.length ? blocks.join('\n\n') : '(none)'}`;
-  });
+  const parts = claims.map((c, i) => `Claim ${i + 1}: ${c.sentence.trim()}\nCites: ${c.markers.length ? c.markers.map((m) => `[${m}]`).join(' ') : '(none)'}`);
   return [
     { role: 'system', content: SYSTEM },
-    { role: 'user', content: `Question: ${question}\n\n${parts.join('\n\n---\n\n')}\n\nAnswer lines for claims 1 to ${claims.length}:` },
+    {
+      role: 'user',
+      content: `Context:\n\n${renderContext(context)}\n\nQuestion: ${question}\n\n${parts.join('\n\n')}\n\nAnswer lines for claims 1 to ${claims.length}:`,
+    },
   ];
 }
 
@@ -49,8 +75,11 @@ export function parseVerdicts(text: string, count: number): (boolean | null)[] {
  */
 export class LlmJudge implements Judge {
   readonly id: string;
+  /** Set when the model is behind a recorder: the harness checks what was actually sent. */
+  readonly transcript?: RecordingCompleter;
   constructor(private readonly model: Completer) {
     this.id = `llm:${model.id}`;
+    if (model instanceof RecordingCompleter) this.transcript = model;
   }
 
   async judge(question: string, context: Context, answer: VerifiedAnswer): Promise<Judgement> {

@@ -9,6 +9,13 @@ export interface Judge {
   /** e.g. `offline:support`, `llm:openai:gpt-4o-mini`, `llm:local:SmolLM2-135M-Instruct`. */
   readonly id: string;
   judge(question: string, context: Context, answer: VerifiedAnswer): Promise<Judgement>;
+  /**
+   * For a model judge: the messages last sent to its model, recorded at the provider boundary. The
+   * harness fingerprints the rendered context it finds there, not the judge's argument.
+   */
+  readonly transcript?: { last(): { content: string }[] | null; reset(): void };
+  /** What the judge cannot see, in a few words each (shown in the report beside its calibration). */
+  readonly blindSpots?: readonly string[];
   close?(): Promise<void>;
 }
 

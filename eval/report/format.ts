@@ -360,6 +360,22 @@ export function languageGapTable(report: Report, run: RunReport): Table {
   };
 }
 
+/** Each run's judge on the calibration set: overall, held-out half, per trap (en / es). */
+export function judgeCalibrationTable(report: Report): Table {
+  const runs = report.runs.filter((r) => r.judgeCalibration);
+  const traps = [...new Set(runs.flatMap((r) => r.judgeCalibration!.cells.map((c) => c.trap)))].filter((t) => t !== 'all');
+  const pct = (c: { n: number; correct: number } | undefined) => (c && c.n ? `${formatShare(c.correct / c.n, 0)} (${c.correct}/${c.n})` : '–');
+  return {
+    head: ['run', 'judge', 'all', 'held-out', 'en', 'es', ...traps],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', ...traps.map(() => 'right' as const)],
+    rows: runs.map((r) => {
+      const cal = r.judgeCalibration!;
+      const at = (trap: string, lang: string) => cal.cells.find((c) => c.trap === trap && c.lang === lang);
+      return { cells: [r.label, cal.judge, pct(at('all', 'all')), pct(cal.heldOut), pct(at('all', 'en')), pct(at('all', 'es')), ...traps.map((t) => pct(at(t, 'all')))] };
+    }),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // What the statistics are, in words shared by both pages.
 

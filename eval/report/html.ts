@@ -17,6 +17,7 @@ import {
   formatValue,
   coverageTable,
   fusionTable,
+  judgeCalibrationTable,
   groupLabel,
   isFiniteNumber,
   latencyTable,
@@ -325,9 +326,23 @@ function reproducibility(report: Report): string {
     `<dl>${dl.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`,
     '<h3>Runs</h3>',
     htmlTable(runs),
+    judgeCalibrationHtml(report),
     '<h3>Datasets</h3>',
     htmlTable(datasets),
     '</section>',
+  ].join('\n');
+}
+
+function judgeCalibrationHtml(report: Report): string {
+  const runs = report.runs.filter((r) => r.judgeCalibration);
+  if (runs.length === 0) return '';
+  const cal = runs[0]!.judgeCalibration!;
+  const blind = runs.filter((r) => r.judgeCalibration!.blindSpots.length).map((r) => `<li><code>${escapeHtml(r.judgeCalibration!.judge)}</code> cannot see: ${escapeHtml(r.judgeCalibration!.blindSpots.join('; '))}.</li>`);
+  return [
+    '<h3>Judge calibration</h3>',
+    `<p>Accuracy on <code>datasets/judge-calibration.jsonl</code> (${cal.items} labelled sentences, sha256 <code>${escapeHtml(shortHash(cal.sha256))}</code>); held-out: the even ids, on which no threshold was set.</p>`,
+    htmlTable(judgeCalibrationTable(report)),
+    blind.length ? `<ul>${blind.join('')}</ul>` : '',
   ].join('\n');
 }
 

@@ -7,6 +7,7 @@ import {
   minEffectOf,
   primaryNote,
   fusionTable,
+  judgeCalibrationTable,
   languageGapTable,
   latencyTable,
   metricByTable,
@@ -87,6 +88,7 @@ function reproducibility(report: Report): string[] {
     }),
     '',
   );
+  out.push(...judgeCalibrationLines(report));
   out.push('Datasets:', '');
   out.push(
     ...markdownTable({
@@ -98,6 +100,22 @@ function reproducibility(report: Report): string[] {
     }),
     '',
   );
+  return out;
+}
+
+/** How far each judge can be trusted: its accuracy on the labelled calibration set, and what it cannot see. */
+function judgeCalibrationLines(report: Report): string[] {
+  const runs = report.runs.filter((r) => r.judgeCalibration);
+  if (runs.length === 0) return [];
+  const cal = runs[0]!.judgeCalibration!;
+  const out = [
+    `Judge calibration: accuracy on ${code('datasets/judge-calibration.jsonl')} (${cal.items} labelled sentences, sha256 ${code(shortHash(cal.sha256))}); held-out: the even ids, on which no threshold was set.`,
+    '',
+    ...markdownTable(judgeCalibrationTable(report)),
+    '',
+  ];
+  for (const r of runs) if (r.judgeCalibration!.blindSpots.length) out.push(`- ${code(r.judgeCalibration!.judge)} cannot see: ${r.judgeCalibration!.blindSpots.map(inline).join('; ')}.`);
+  out.push('');
   return out;
 }
 

@@ -70,8 +70,10 @@ export interface QuestionResult {
     /** Sentences judged, and how many of them the cited blocks support. */
     sentences: number;
     supported: number;
-    /** sha256 over the blocks (chunk ids, texts) the judge saw; equals the generator's by construction. */
+    /** sha256 over the blocks (chunk ids, texts) the judge was handed; equals the generator's (checked). */
     contextFingerprint: string;
+    /** Model judges: sha256 of the generator's rendered context, computed by the harness after finding it verbatim in the messages sent to the judge's model. */
+    renderedFingerprint?: string;
   };
   /** Milliseconds per stage of `ask()` (lookup, translate, embed, retrieve, generate, verify, judge, total). */
   latency: Record<string, number>;
@@ -171,8 +173,10 @@ export interface RunReport {
   config: unknown;
   model: { id: string; dims: number };
   generator: string;
-  /** Which faithfulness judge ran (`offline:support`, `llm:openai:…`, or `none`). */
+  /** Which faithfulness judge ran (`offline:xling@…`, `llm:openai:…`, or `none`). */
   judge: string;
+  /** The judge's accuracy on datasets/judge-calibration.jsonl, measured in this run; absent without a judge or in older reports. */
+  judgeCalibration?: JudgeCalibration;
   index: { chunks: Record<Collection, number>; meta: Record<string, string> };
   questions: QuestionResult[];
   aggregates: Aggregate[];
@@ -185,6 +189,20 @@ export interface RunReport {
   seconds: number;
   /** Spanish vs English on the paired questions (same pair id), per dataset; absent without pairs. */
   languageGap?: GapRow[];
+}
+
+/** How far a judge's faithfulness figures can be trusted: its accuracy on the labelled calibration items. */
+export interface JudgeCalibration {
+  judge: string;
+  /** sha256 of the calibration file, and its items. */
+  sha256: string;
+  items: number;
+  /** Accuracy per trap × language (`all` for the margins). */
+  cells: { trap: string; lang: 'en' | 'es' | 'all'; n: number; correct: number; accuracy: number | null }[];
+  /** On the held-out half (even ids) only: no threshold was set on it. */
+  heldOut: { n: number; correct: number };
+  /** What the judge says it cannot see. */
+  blindSpots: string[];
 }
 
 /** es − en on questions asked in both languages, paired by `pair`; p Holm-adjusted over the table. */
