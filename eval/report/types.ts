@@ -72,6 +72,8 @@ export interface QuestionResult {
     supported: number;
     /** sha256 over the blocks (chunk ids, texts) the judge saw; equals the generator's by construction. */
     contextFingerprint: string;
+    /** Each sentence's verdict (sentence cut to 300 characters); absent in reports made before it was kept. */
+    verdicts?: { sentence: string; markers: number[]; supported: boolean; reason: string }[];
   };
   /** Milliseconds per stage of `ask()` (lookup, translate, embed, retrieve, generate, verify, judge, total). */
   latency: Record<string, number>;
@@ -209,6 +211,26 @@ export interface Comparison {
   verdict: 'better' | 'worse' | 'same';
 }
 
+/**
+ * B − A latency (`latency.total`, ms), paired by question: the median of the per-question
+ * differences with a bootstrap 95% CI. `order` says how the runs shared the machine (see
+ * eval/interleave.ts); `warmup` questions per target ran first, uncounted.
+ */
+export interface LatencyComparison {
+  order: 'interleaved' | 'sequential';
+  warmup: number;
+  n: number;
+  medianA: number;
+  medianB: number;
+  medianDiff: number;
+  low: number;
+  high: number;
+  /** medianDiff / medianA. */
+  relative: number;
+  /** The CI excludes 0. */
+  significant: boolean;
+}
+
 export interface DatasetInfo {
   name: string;
   path: string;
@@ -238,6 +260,8 @@ export interface Report {
   runs: RunReport[];
   /** B vs A (or current vs baseline) for every metric and group. */
   comparisons?: Comparison[];
+  /** `ab` and `nightly`: B − A (current − baseline) median latency, paired by question. */
+  latencyComparison?: LatencyComparison;
   /** Nightly only: fails when any metric is significantly worse than the baseline. */
   /** `errors`: ids of questions that failed in the current run (a failed question has no metrics to compare, so it fails the night by itself). */
   verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[] };
