@@ -82,6 +82,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
         datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
         node: process.version,
         stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations },
+        timing: { order, warmup },
       },
       metrics: METRICS,
       runs,

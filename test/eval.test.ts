@@ -64,6 +64,8 @@ describe('cita eval', () => {
       '      path: datasets/demo.jsonl',
       '  bootstrap: 500',
       '  permutations: 2000',
+      // The latency gate compares wall times of two runs; on a shared machine that must not decide a test (test/eval-latency-gate.test.ts covers the gate).
+      '  latencyTolerance: 0',
     ]);
     fs.mkdirSync(path.join(p.dir, 'datasets'));
     fs.writeFileSync(path.join(p.dir, 'datasets/demo.jsonl'), QUESTIONS.map((q) => JSON.stringify(q)).join('\n') + '\n');
@@ -172,6 +174,8 @@ describe('cita eval', () => {
     expect(rep.kind).toBe('nightly');
     expect(rep.verdict!.status).toBe('fail');
     expect(rep.runs.map((x) => x.label)).toEqual(['baseline', 'current']);
+    expect(rep.verdict!.latency!.status).toBe('off');
+    expect(rep.latencyComparison).toMatchObject({ order: 'separate', warmup: 3 });
   });
 
   it('nightly without a baseline says how to make one', () => {
@@ -266,6 +270,10 @@ describe('cita eval', () => {
         const ok = await evaluateQuestion(target, q);
         expect(ok.faithfulness!.judge).toBe('offline:support@0.8');
         expect(ok.faithfulness!.contextFingerprint).toMatch(/^[0-9a-f]{64}$/);
+        // Each sentence's verdict is kept, not only the counts (#13 item 8).
+        expect(ok.faithfulness!.verdicts).toHaveLength(ok.faithfulness!.sentences);
+        expect(ok.faithfulness!.verdicts!.filter((v) => v.supported)).toHaveLength(ok.faithfulness!.supported);
+        expect(ok.faithfulness!.sentences).toBeGreaterThan(0);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(JudgeContextMismatch);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(/blocks \d+ vs \d+ \(1 missing, 0 extra\)/);
         await expect(evaluateQuestion(target, q, cutOne)).rejects.toThrow(/characters (\d+) vs (\d+)/);

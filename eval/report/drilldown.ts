@@ -128,10 +128,22 @@ function pairedCount(report: Report, metric: string): number {
 export function latencySentence(report: Report, c: LatencyComparison | undefined = report.latencyComparison): string | undefined {
   if (!c) return undefined;
   const [a, b] = comparedLabels(report);
-  const how = c.order === 'interleaved' ? `${a} and ${b} interleaved per question (alternating which goes first)` : `all of ${a}, then all of ${b}`;
+  const how =
+    c.order === 'interleaved'
+      ? `${a} and ${b} interleaved per question (alternating which goes first)`
+      : c.order === 'sequential'
+        ? `all of ${a}, then all of ${b}`
+        : `${a} and ${b} are separate runs made at different times (machine load may differ)`;
   return (
     `Latency ${b} − ${a}, median of the per-question differences (ask() without the judge): ${formatDiff(c.medianDiff, c.low, c.high, 'ms')} ` +
     `(${signed(c.relative, 'share')}% of ${a}'s median ${formatMs(c.medianA)}; ${b} ${formatMs(c.medianB)}; n ${c.n}), ` +
     `${c.significant ? 'significant (the 95% CI excludes 0)' : 'not significant (the 95% CI includes 0)'}. ${how}; ${c.warmup} warm-up question${c.warmup === 1 ? '' : 's'} per config, not counted.`
   );
+}
+
+/** Nightly: the latency gate's verdict in one sentence. */
+export function latencyGateSentence(report: Report): string | undefined {
+  const g = report.verdict?.latency;
+  if (!g) return undefined;
+  return `Latency gate: ${g.status.toUpperCase()}: ${g.reason}.`;
 }

@@ -23,7 +23,7 @@ import {
   truncationTable,
   type Table,
 } from './format.ts';
-import { drilldownSections, latencySentence } from './drilldown.ts';
+import { drilldownSections, latencyGateSentence, latencySentence } from './drilldown.ts';
 import type { Comparison, Lang, MetricInfo, QuestionResult, Report, RunReport, TruncationRow } from './types.ts';
 
 /**
@@ -330,8 +330,8 @@ function reproducibility(report: Report): string {
 /** A/B latency and the per-question drill-down (eval/report/drilldown.ts); nothing for a single run. */
 function abDetails(report: Report): string {
   const out: string[] = [];
-  const latency = latencySentence(report);
-  if (latency) out.push('<section>', '<h2>Latency</h2>', `<p>${escapeHtml(latency)}</p>`, '</section>');
+  const latency = [latencyGateSentence(report), latencySentence(report)].filter((s): s is string => s !== undefined);
+  if (latency.length) out.push('<section>', '<h2>Latency</h2>', ...latency.map((s) => `<p>${escapeHtml(s)}</p>`), '</section>');
   const sections = drilldownSections(report);
   if (sections.length) {
     out.push('<section>', '<h2>Drill-down: questions that moved</h2>');

@@ -12,7 +12,7 @@ import {
   truncationTable,
   type Table,
 } from './format.ts';
-import { drilldownSections, latencySentence } from './drilldown.ts';
+import { drilldownSections, latencyGateSentence, latencySentence } from './drilldown.ts';
 import type { Report, RunReport } from './types.ts';
 
 /**
@@ -58,8 +58,8 @@ export function renderMarkdown(report: Report): string {
 /** A/B latency and the per-question drill-down (eval/report/drilldown.ts); nothing for a single run. */
 function abDetails(report: Report): string[] {
   const out: string[] = [];
-  const latency = latencySentence(report);
-  if (latency) out.push('## Latency', '', latency, '');
+  const latency = [latencyGateSentence(report), latencySentence(report)].filter((s): s is string => s !== undefined);
+  if (latency.length) out.push('## Latency', '', ...latency.flatMap((s) => [s, '']));
   const sections = drilldownSections(report);
   if (sections.length) {
     out.push('## Drill-down: questions that moved', '', 'Per question, paired by id: ▲ a win for the second run, ▼ a loss; route, slots (docs/code/issues) and the rank of the first gold file in the ranking, first run → second run.', '');

@@ -217,7 +217,8 @@ export interface Comparison {
  * eval/interleave.ts); `warmup` questions per target ran first, uncounted.
  */
 export interface LatencyComparison {
-  order: 'interleaved' | 'sequential';
+  /** `separate`: two runs made at different times (nightly: baseline and current). */
+  order: 'interleaved' | 'sequential' | 'separate';
   warmup: number;
   n: number;
   medianA: number;
@@ -229,6 +230,14 @@ export interface LatencyComparison {
   relative: number;
   /** The CI excludes 0. */
   significant: boolean;
+}
+
+/** Nightly: the latency gate's verdict (eval/latencyGate.ts). */
+export interface LatencyGate {
+  status: 'pass' | 'fail' | 'off';
+  /** Share of the baseline's median latency a slowdown must exceed, with its whole CI, to fail. */
+  tolerance: number;
+  reason: string;
 }
 
 export interface DatasetInfo {
@@ -248,6 +257,8 @@ export interface ReportMeta {
   node: string;
   /** Seeds and iteration counts of the statistics. */
   stats: { seed: string; bootstrap: number; permutations: number };
+  /** How the timed questions ran (eval/interleave.ts): the order of the targets and the uncounted warm-up questions per target; absent in older reports. */
+  timing?: { order: 'interleaved' | 'sequential'; warmup: number };
 }
 
 export interface Report {
@@ -264,5 +275,5 @@ export interface Report {
   latencyComparison?: LatencyComparison;
   /** Nightly only: fails when any metric is significantly worse than the baseline. */
   /** `errors`: ids of questions that failed in the current run (a failed question has no metrics to compare, so it fails the night by itself). */
-  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[] };
+  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[]; latency?: LatencyGate };
 }
