@@ -3,7 +3,7 @@ import type { LatencyComparison, QuestionResult } from './report/types.ts';
 import { pairedMedianDiffCI } from './stats/median.ts';
 
 /**
- * B − A total latency paired by question over the questions both ran without error, as a median
+ * B − A total latency paired by question over the questions both ran without error and timed, as a median
  * difference with a bootstrap CI; undefined when no question pairs. Judge time is left out: the
  * judge is the harness's, not the system's.
  */
@@ -19,8 +19,11 @@ export function compareLatency(
   for (const q of a) {
     const other = byId.get(q.id);
     if (q.error || !other) continue;
-    xs.push(systemLatency(q));
-    ys.push(systemLatency(other));
+    const [x, y] = [systemLatency(q), systemLatency(other)];
+    // A report without a total (hand-made, or older) has nothing to pair on that question.
+    if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+    xs.push(x);
+    ys.push(y);
   }
   if (xs.length === 0) return undefined;
   const ci = pairedMedianDiffCI(xs, ys, { iterations: stats.bootstrap, seed: `${stats.seed}:latency` });

@@ -139,6 +139,13 @@ describe('compareLatency', () => {
     expect(c.significant).toBe(false);
   });
 
+  it('a question without a total on either side is left out, not an error', () => {
+    const untimed = { ...result('q2', 0), latency: {} } as QuestionResult;
+    const c = compareLatency([result('q1', 100), untimed], [result('q1', 120), result('q2', 5)], { seed: 's', bootstrap: 50, permutations: 10 }, { order: 'separate', warmup: 0 })!;
+    expect(c.n).toBe(1);
+    expect(c.medianDiff).toBe(20);
+  });
+
   it('no pairs: undefined', () => {
     expect(compareLatency([result('q1', 1)], [result('q2', 1)], { seed: 's', bootstrap: 10, permutations: 10 }, { order: 'sequential', warmup: 0 })).toBeUndefined();
   });
