@@ -5,7 +5,10 @@ import type { StatsOptions } from './aggregate.ts';
 import { checkPrimary, compareRuns, primaryComparisons } from './compare.ts';
 import { commandLine, gitState } from './meta.ts';
 import { REPORT_VERSION, type QuestionResult, type Report } from './report/types.ts';
-import { runTarget } from './run.ts';
+import { collect, type RunOrder } from './interleave.ts';
+import { compareLatency } from './latencyCompare.ts';
+import { evaluateQuestion, summarizeRun } from './run.ts';
+import { indexedPaths } from './suites/coverage.ts';
 import { METRICS } from './suites/catalogue.ts';
 import { openTargets, type TargetSpec } from './target.ts';
 
@@ -24,8 +27,16 @@ export interface EvaluateOptions {
   limit?: number;
   argv: string[];
   log: (message: string) => void;
+  /** How A and B share the machine; `interleaved` by default (see eval/interleave.ts). */
+  order?: RunOrder;
+  /** Questions per target run first and not counted; 3 by default (fewer when there are fewer questions). */
+  warmup?: number;
   onQuestion?: (label: string, done: number, total: number, r: QuestionResult) => void;
+  /** Replaces the per-question evaluation (tests record the call order with it). */
+  evaluateOne?: typeof evaluateQuestion;
 }
+
+export const DEFAULT_WARMUP = 3;
 
 /** Runs config A (and B) over the instance's datasets through `ask()`, and compares B with A when there is a B. */
 export async function evaluate(options: EvaluateOptions): Promise<Report> {
@@ -53,11 +64,19 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
   if (options.b) specs.push({ label: 'B', instance, overlays: [...options.a.overlays, ...options.b.overlays], overrides: [...options.a.overrides, ...options.b.overrides] });
   const { targets, close } = await openTargets(specs, root, options.log);
   try {
-    const runs = [];
-    for (const t of targets) {
-      options.log(`${t.label}: ${questions.length} questions, model ${t.embedder.id}, generator ${t.generator.id}, judge ${t.judge?.id ?? 'none'}`);
-      runs.push(await runTarget(t, questions, { stats, onQuestion: (done, total, r) => options.onQuestion?.(t.label, done, total, r) }));
-    }
+    for (const t of targets) options.log(`${t.label}: ${questions.length} questions, model ${t.embedder.id}, generator ${t.generator.id}, judge ${t.judge?.id ?? 'none'}`);
+    const order = options.order ?? 'interleaved';
+    const warmup = Math.min(options.warmup ?? DEFAULT_WARMUP, questions.length);
+    const one = options.evaluateOne ?? evaluateQuestion;
+    const { results, seconds } = await collect(targets, questions, {
+      order,
+      warmup,
+      indexed: await Promise.all(targets.map((t) => indexedPaths(t.store))),
+      evaluate: (t, q, indexed) => one(t, q, undefined, indexed),
+      onQuestion: (i, done, total, r) => options.onQuestion?.(targets[i]!.label, done, total, r),
+    });
+    const runs = await Promise.all(targets.map((t, i) => summarizeRun(t, questions, results[i]!, seconds[i]!, stats)));
+    const latencyComparison = runs.length === 2 ? compareLatency(runs[0]!.questions, runs[1]!.questions, stats, { order, warmup }) : undefined;
     return {
       version: REPORT_VERSION,
       kind: runs.length === 2 ? 'ab' : 'run',
@@ -69,6 +88,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
         datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
         node: process.version,
         stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations, primary, minEffect: config.eval.minEffect },
+        timing: { order, warmup },
       },
       metrics: METRICS,
       runs,
@@ -78,6 +98,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
             primary: primaryComparisons(runs[0]!.questions, runs[1]!.questions, METRICS, primary, stats),
           }
         : {}),
+      ...(latencyComparison ? { latencyComparison } : {}),
     };
   } finally {
     await close();

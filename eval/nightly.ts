@@ -2,9 +2,10 @@
  * Nightly regression check: evaluates the instance's default config, compares it question by question
  * with the committed baseline (paired tests), prints a verdict table and exits 1 when a primary
  * metric (`eval.primary`, per dataset × language) is worse: Holm-adjusted p < 0.05 over that family
- * and at least `eval.minEffect` points. Every other metric is compared too, BH-adjusted, for
- * exploration only. Latency is reported but does not fail the night (shared machines are noisy).
- * `--update-baseline` deliberately replaces the baseline with this run.
+ * and at least `eval.minEffect` points; or when the median latency is confidently slower than the
+ * baseline's by more than `eval.latencyTolerance` (eval/latencyGate.ts: conservative, since the two
+ * runs ran at different times). Every other metric is compared too, BH-adjusted, for exploration
+ * only. `--update-baseline` deliberately replaces the baseline with this run.
  *
  *   npm run nightly [-- <instance>] [--update-baseline] [--baseline reports/baseline.json] [--out reports] [--limit n] [--dataset name]… [--split dev|test] [--set k=v]
  */
@@ -14,6 +15,8 @@ import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { compareRuns, DEFAULT_MIN_EFFECT, DEFAULT_PRIMARY, primaryComparisons } from './compare.ts';
 import { evaluate } from './evaluate.ts';
+import { compareLatency } from './latencyCompare.ts';
+import { DEFAULT_LATENCY_TOLERANCE, latencyGate } from './latencyGate.ts';
 import { comparisonTable } from './report/format.ts';
 import { markdownTable } from './report/markdown.ts';
 import { REPORT_VERSION, type Report } from './report/types.ts';
@@ -46,14 +49,23 @@ export function nightlyReport(baseline: Report, current: Report, baselineFile: s
   const regressions = primary.filter((c) => c.verdict === 'worse' && gating.has(c.metric));
   // A question that errors has null metrics and would silently drop out of the paired tests.
   const errors = now.questions.filter((q) => q.error).map((q) => q.id);
+  const latencyComparison = compareLatency(base.questions, now.questions, stats, { order: 'separate', warmup: current.meta.timing?.warmup ?? 0 });
+  const latency = latencyGate(latencyComparison, toleranceOf(now.config));
   return {
     ...current,
     kind: 'nightly',
     runs: [{ ...base, label: 'baseline' }, { ...now, label: 'current' }],
     comparisons,
     primary,
-    verdict: { status: regressions.length || errors.length ? 'fail' : 'pass', regressions, baseline: baselineFile, errors },
+    ...(latencyComparison ? { latencyComparison } : {}),
+    verdict: { status: regressions.length || errors.length || latency.status === 'fail' ? 'fail' : 'pass', regressions, baseline: baselineFile, errors, latency },
   };
+}
+
+/** `eval.latencyTolerance` of the current run's resolved config (the default for a config without it). */
+function toleranceOf(config: unknown): number {
+  const t = (config as { eval?: { latencyTolerance?: unknown } } | undefined)?.eval?.latencyTolerance;
+  return typeof t === 'number' ? t : DEFAULT_LATENCY_TOLERANCE;
 }
 
 async function main(): Promise<number> {
@@ -106,9 +118,10 @@ async function main(): Promise<number> {
   process.stdout.write(
     v.status === 'pass'
       ? `\nPASS: no primary metric is worse than the baseline (${family}; ${report.comparisons!.length} exploratory comparisons in the report)\n`
-      : `\nFAIL: ${v.regressions.length} significant regressions (${family}), ${v.errors?.length ?? 0} failed questions${v.errors?.length ? ` (${v.errors.slice(0, 5).join(', ')})` : ''}\n` +
+      : `\nFAIL: ${v.regressions.length} significant regressions (${family}), ${v.errors?.length ?? 0} failed questions${v.errors?.length ? ` (${v.errors.slice(0, 5).join(', ')})` : ''}${v.latency?.status === 'fail' ? ', latency over the tolerance' : ''}\n` +
           (v.regressions.length ? `${markdownTable(comparisonTable(report, v.regressions)).join('\n')}\n` : ''),
   );
+  if (v.latency) process.stdout.write(`latency ${v.latency.status}: ${v.latency.reason}\n`);
   process.stdout.write(`report: ${files.md}\n        ${files.html}\n`);
   return v.status === 'pass' ? 0 : 1;
 }

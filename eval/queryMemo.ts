@@ -1,7 +1,7 @@
 import type { Embedder } from '../pipeline/types.ts';
 
 /** An embedder that embeds each distinct query text once and counts how often it reused a vector. */
-export type MemoizedEmbedder = Embedder & { readonly hits: number; readonly misses: number };
+export type MemoizedEmbedder = Embedder & { readonly hits: number; readonly misses: number; clear(): void };
 
 /**
  * Remembers query vectors by text (a question asked again, a hop text seen before); passages and
@@ -27,6 +27,12 @@ export function memoizeQueries(embedder: Embedder): MemoizedEmbedder {
     },
     get misses() {
       return misses;
+    },
+    /** Forgets every vector and the counts (after a warm-up, so timed questions start cold). */
+    clear() {
+      memo.clear();
+      hits = 0;
+      misses = 0;
     },
     countTokens: (text: string) => embedder.countTokens(text),
     // Query and passage prefixes differ: without this, query lengths would be counted as passages.

@@ -17,6 +17,7 @@ import { contextSlots, fusionMetrics, goldCollections, isEvenQuota } from './sui
 import { contextFiles, retrievalMetrics } from './suites/retrieval.ts';
 import { routingMetrics } from './suites/routing.ts';
 import { truncationSuite } from './suites/truncation.ts';
+import { collect } from './interleave.ts';
 import type { EvalTarget } from './target.ts';
 
 /** Passes every call through and keeps the context the generator was given, to hold the judge to it. */
@@ -85,7 +86,10 @@ export async function evaluateQuestion(
   const started = performance.now();
   let result;
   try {
-    result = await ask({ config: target.config, store: target.store, embedder: target.embedder, generator: witness, checkout: target.paths.checkout }, q.question);
+    result = await ask(
+      { config: target.config, store: target.store, embedder: target.embedder, generator: witness, checkout: target.paths.checkout, ...(target.translator ? { translator: target.translator } : {}) },
+      q.question,
+    );
   } catch (err) {
     const empty = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
     return {
@@ -107,7 +111,14 @@ export async function evaluateQuestion(
     const { judgement: j, renderedFingerprint } = await judgeAgainst(target.judge, witness.seen, q.question, judgeContext(result.context), result.answer);
     latency.judge = performance.now() - t;
     const supported = j.sentences.filter((s) => s.supported).length;
-    faithfulness = { judge: j.judge, sentences: j.sentences.length, supported, contextFingerprint: j.contextFingerprint, ...(renderedFingerprint ? { renderedFingerprint } : {}) };
+    faithfulness = {
+      judge: j.judge,
+      sentences: j.sentences.length,
+      supported,
+      contextFingerprint: j.contextFingerprint,
+      ...(renderedFingerprint ? { renderedFingerprint } : {}),
+      verdicts: j.sentences.map((v) => ({ sentence: cut(v.sentence, 300), markers: v.markers, supported: v.supported, reason: v.reason })),
+    };
     metrics.faithfulness = j.sentences.length ? supported / j.sentences.length : null;
   } else metrics.faithfulness = null;
   latency.total = performance.now() - started;
@@ -176,17 +187,21 @@ export interface RunOptions {
 }
 
 /** Evaluates one configuration over the questions: per-question results, aggregates with CIs, and the index-level suites. */
-export async function runTarget(target: EvalTarget, questions: EvalQuestion[], options: RunOptions): Promise<RunReport> {
-  const started = Date.now();
-  const results: QuestionResult[] = [];
-  const indexed = await indexedPaths(target.store);
-  // Once per run, before the questions: the judge's own accuracy, shown in the report header.
+export async function runTarget(target: EvalTarget, questions: EvalQuestion[], options: RunOptions & { warmup?: number }): Promise<RunReport> {
+  const { results, seconds } = await collect([target], questions, {
+    order: 'sequential',
+    warmup: options.warmup ?? 0,
+    indexed: [await indexedPaths(target.store)],
+    evaluate: (t, q, indexed) => evaluateQuestion(t, q, undefined, indexed),
+    onQuestion: (_t, done, total, r) => options.onQuestion?.(done, total, r),
+  });
+  return summarizeRun(target, questions, results[0]!, seconds[0]!, options.stats);
+}
+
+/** One target's run report from its per-question results: aggregates with CIs and the index-level suites. */
+export async function summarizeRun(target: EvalTarget, questions: EvalQuestion[], results: QuestionResult[], seconds: number, stats: StatsOptions): Promise<RunReport> {
+  // Once per run, after the timed questions: the judge's own accuracy, shown in the report header.
   const judgeCalibration = target.judge ? await calibrateJudge(target.judge) : undefined;
-  for (const q of questions) {
-    const r = await evaluateQuestion(target, q, undefined, indexed);
-    results.push(r);
-    options.onQuestion?.(results.length, questions.length, r);
-  }
   const gold = new Map(questions.map((q) => [q.id, goldCollections(q)]));
   const chunks = Object.fromEntries(await Promise.all(COLLECTIONS.map(async (c) => [c, await target.store.count(c)] as const))) as Record<Collection, number>;
   return {
@@ -198,14 +213,15 @@ export async function runTarget(target: EvalTarget, questions: EvalQuestion[], o
     generator: target.generator.id,
     judge: target.judge?.id ?? 'none',
     ...(judgeCalibration ? { judgeCalibration } : {}),
+    ...(judgeCalibration ? { judgeCalibration } : {}),
     index: { chunks, meta: await target.store.meta() },
     questions: results,
-    aggregates: aggregate(results, METRIC_NAMES, options.stats),
+    aggregates: aggregate(results, METRIC_NAMES, stats),
     truncation: await truncationSuite(target.store, target.embedder.window),
     coverage: coverageRows(results),
     fusion: fusionRows(results, (id) => gold.get(id) ?? new Set()),
     latency: latencyRows(results),
-    seconds: (Date.now() - started) / 1000,
-    ...gapOf(results, options.stats),
+    seconds,
+    ...gapOf(results, stats),
   };
 }

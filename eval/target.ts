@@ -8,8 +8,9 @@ import { UserError } from '../pipeline/errors.ts';
 import { hasIndex, openEmbedder, openStore, resolvePaths, type InstancePaths } from '../pipeline/instance.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Embedder } from '../pipeline/types.ts';
+import { ApertiumTranslator, type Translator, type TranslatorConfig } from '../pipeline/text/translate.ts';
 import { createJudge } from './judge/create.ts';
-import { memoizeQueries } from './queryMemo.ts';
+import { memoizeQueries, type MemoizedEmbedder } from './queryMemo.ts';
 import type { Judge } from './judge/types.ts';
 
 /** One configuration under evaluation, opened exactly as `cita ask` opens it. */
@@ -21,9 +22,18 @@ export interface EvalTarget {
   configHash: string;
   paths: InstancePaths;
   store: Store;
-  embedder: Embedder;
+  embedder: MemoizedEmbedder;
+  /** This target's own translator (its own cache): `cita ask` would share one per process, which lets B ride on A's translations. */
+  translator?: Translator;
   generator: Generator;
   judge: Judge | null;
+  /** Empties this target's query caches (vectors, translations): after the warm-up, timed questions start cold. */
+  resetCaches(): void;
+}
+
+/** A translator of this target's own, or undefined for `none`. */
+function ownTranslator(config: TranslatorConfig): Translator | undefined {
+  return config.kind === 'none' ? undefined : new ApertiumTranslator({ command: config.command, timeoutMs: config.timeoutMs });
 }
 
 export interface TargetSpec {
@@ -82,6 +92,7 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
         await generator.close?.();
         throw err;
       }
+      const translator = ownTranslator(config.languages.translator);
       targets.push({
         label: spec.label,
         configSource: [path.relative(root, file), ...spec.overlays, ...spec.overrides.map((o) => `--set ${o}`)],
@@ -90,8 +101,14 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
         paths,
         store,
         embedder,
+        ...(translator ? { translator } : {}),
         generator,
         judge,
+        resetCaches() {
+          embedder.clear();
+          const fresh = ownTranslator(config.languages.translator);
+          if (fresh) this.translator = fresh;
+        },
       });
     }
   } catch (err) {

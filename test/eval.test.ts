@@ -3,13 +3,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Context } from '../pipeline/answer/types.ts';
 import { loadDatasets } from '../datasets/questions.ts';
 import { JudgeContextMismatch } from '../eval/judge/fingerprint.ts';
 import type { Report } from '../eval/report/types.ts';
+import { evaluate } from '../eval/evaluate.ts';
 import { evaluateQuestion } from '../eval/run.ts';
-import { openTargets } from '../eval/target.ts';
+import { ApertiumTranslator } from '../pipeline/text/translate.ts';
+import { openTargets, type EvalTarget } from '../eval/target.ts';
 import { cita, type TestProject } from './support/cli.ts';
 import { makeDemoProject } from './support/demoRepo.ts';
 import { root } from './support/paths.ts';
@@ -82,6 +84,8 @@ describe('cita eval', () => {
       '      path: datasets/demo.jsonl',
       '  bootstrap: 500',
       '  permutations: 2000',
+      // The latency gate compares wall times of two runs; on a shared machine that must not decide a test (test/eval-latency-gate.test.ts covers the gate).
+      '  latencyTolerance: 0',
     ]);
     fs.mkdirSync(path.join(p.dir, 'datasets'));
     fs.writeFileSync(path.join(p.dir, 'datasets/demo.jsonl'), QUESTIONS.map((q) => JSON.stringify(q)).join('\n') + '\n');
@@ -207,6 +211,8 @@ describe('cita eval', () => {
     expect(rep.verdict!.status).toBe('fail');
     expect(rep.verdict!.regressions.every((c) => c.adjustment === 'holm' && c.group.dataset === 'demo')).toBe(true);
     expect(rep.runs.map((x) => x.label)).toEqual(['baseline', 'current']);
+    expect(rep.verdict!.latency!.status).toBe('off');
+    expect(rep.latencyComparison).toMatchObject({ order: 'separate', warmup: 3 });
   });
 
   it('nightly without a baseline says how to make one', () => {
@@ -220,6 +226,69 @@ describe('cita eval', () => {
     const r = cita(p, ['eval', 'demo', '--base-set', 'eval.datasets=[{name: bad, path: datasets/bad.jsonl}]']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/bad\.jsonl:2: gold\.source/);
+  });
+
+  describe('latency you can compare (#13 item 6)', () => {
+    it('an A/B interleaves A and B per question, alternating who goes first, after an uncounted warm-up', async () => {
+      const calls: string[] = [];
+      const report = await evaluate({
+        root: p.dir,
+        instance: 'demo',
+        a: { overlays: [], overrides: [] },
+        b: { overlays: [], overrides: [] },
+        limit: 4,
+        warmup: 1,
+        argv: [],
+        log: () => {},
+        evaluateOne: (t, q, jc, indexed) => {
+          calls.push(`${t.label} ${q.id}`);
+          return evaluateQuestion(t, q, jc, indexed);
+        },
+      });
+      expect(calls).toEqual(['A en-skip', 'B en-skip', 'A en-skip', 'B en-skip', 'B es-skip', 'A es-skip', 'A en-install', 'B en-install', 'B es-install', 'A es-install']);
+      expect(report.runs.map((r) => r.questions.map((q) => q.id))).toEqual([
+        ['en-skip', 'es-skip', 'en-install', 'es-install'],
+        ['en-skip', 'es-skip', 'en-install', 'es-install'],
+      ]);
+      expect(report.latencyComparison).toMatchObject({ order: 'interleaved', warmup: 1, n: 4 });
+    });
+
+    it('each target has its own query caches: a question embedded and translated for A is embedded and translated again for B', async () => {
+      const run = vi.spyOn(ApertiumTranslator.prototype as unknown as { run(mode: string, input: string): Promise<string> }, 'run');
+      const { targets, close } = await openTargets(
+        [
+          { label: 'A', instance: 'demo', overlays: [], overrides: [] },
+          { label: 'B', instance: 'demo', overlays: [], overrides: [] },
+        ],
+        p.dir,
+        () => {},
+      );
+      try {
+        const [a, b] = targets as [EvalTarget, EvalTarget];
+        expect(a.embedder).not.toBe(b.embedder);
+        expect(a.translator).toBeDefined();
+        expect(a.translator).not.toBe(b.translator);
+        const [, es] = loadDatasets([{ name: 'demo', path: 'datasets/demo.jsonl', format: 'cita' }], p.dir)[0]!.questions;
+        expect(es!.lang).toBe('es');
+        await evaluateQuestion(a, es!);
+        const afterA = run.mock.calls.length;
+        expect(afterA).toBeGreaterThan(0);
+        expect(a.embedder.misses).toBeGreaterThan(0);
+        await evaluateQuestion(b, es!);
+        // B pays the translation and the embedding A already paid: nothing of A's is reused.
+        expect(run.mock.calls.length).toBe(2 * afterA);
+        expect(b.embedder.misses).toBe(a.embedder.misses);
+        expect(b.embedder.hits).toBe(a.embedder.hits);
+        // After the warm-up, resetCaches makes A pay again too.
+        a.resetCaches();
+        expect([a.embedder.hits, a.embedder.misses]).toEqual([0, 0]);
+        await evaluateQuestion(a, es!);
+        expect(run.mock.calls.length).toBe(3 * afterA);
+      } finally {
+        run.mockRestore();
+        await close();
+      }
+    });
   });
 
   describe('the measurement trap (lesson 5)', () => {
@@ -238,6 +307,10 @@ describe('cita eval', () => {
         const ok = await evaluateQuestion(target, q);
         expect(ok.faithfulness!.judge).toBe('offline:xling@0.89');
         expect(ok.faithfulness!.contextFingerprint).toMatch(/^[0-9a-f]{64}$/);
+        // Each sentence's verdict is kept, not only the counts (#13 item 8).
+        expect(ok.faithfulness!.verdicts).toHaveLength(ok.faithfulness!.sentences);
+        expect(ok.faithfulness!.verdicts!.filter((v) => v.supported)).toHaveLength(ok.faithfulness!.supported);
+        expect(ok.faithfulness!.sentences).toBeGreaterThan(0);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(JudgeContextMismatch);
         await expect(evaluateQuestion(target, q, dropLast)).rejects.toThrow(/blocks \d+ vs \d+ \(1 missing, 0 extra\)/);
         await expect(evaluateQuestion(target, q, cutOne)).rejects.toThrow(/characters (\d+) vs (\d+)/);

@@ -14,6 +14,17 @@ function lang(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
+function order(v: string): 'interleaved' | 'sequential' {
+  if (v !== 'interleaved' && v !== 'sequential') throw new InvalidArgumentError('expected interleaved or sequential');
+  return v;
+}
+
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return n;
+}
+
 function split(v: string): 'dev' | 'test' {
   if (v !== 'dev' && v !== 'test') throw new InvalidArgumentError('expected dev or test');
   return v;
@@ -28,6 +39,8 @@ interface EvalOptions {
   dataset: string[];
   split?: 'dev' | 'test';
   limit?: number;
+  order: 'interleaved' | 'sequential';
+  warmup?: number;
   out: string;
   name?: string;
   trec?: string | true;
@@ -47,6 +60,8 @@ export function registerEval(program: Command): void {
     .option('--dataset <name>', 'only this dataset of eval.datasets (repeatable)', collect, [])
     .option('--split <dev|test>', 'only questions of this split (datasets that mark one); others are kept', split)
     .option('--limit <n>', 'only the first n questions of each dataset', limit)
+    .option('--order <interleaved|sequential>', 'A/B: per question A and B back to back, alternating which goes first (default), or all of A then all of B', order, 'interleaved')
+    .option('--warmup <n>', 'questions run per config before the timed ones, not counted (default 3)', count)
     .option('--out <dir>', 'where the reports go', 'reports')
     .option('--name <name>', 'report file name without extension (default: eval-<instance>-<time> or ab-<instance>-<time>)')
     .option('--trec [dir]', 'also write each run as a TREC run file and qrels (<name>.<label>.run / .qrels) into dir (default: beside the report)')
@@ -65,6 +80,8 @@ export function registerEval(program: Command): void {
         datasets: opts.dataset,
         ...(opts.split ? { split: opts.split } : {}),
         limit: opts.limit,
+        order: opts.order,
+        ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
         argv: ['cita', ...process.argv.slice(2)],
         log: (m) => process.stderr.write(`${m}\n`),
         onQuestion: (label, done, total, r) =>

@@ -29,6 +29,7 @@ import {
   truncationTable,
   type Table,
 } from './format.ts';
+import { drilldownSections, latencyGateSentence, latencySentence } from './drilldown.ts';
 import type { Comparison, Lang, MetricInfo, QuestionResult, Report, RunReport, TruncationRow } from './types.ts';
 
 /**
@@ -42,6 +43,7 @@ export function renderHtml(report: Report): string {
   if (report.verdict) body.push(verdictSection(report));
   if (report.kind !== 'run' && report.primary?.length) body.push(primarySection(report, report.primary));
   if (report.kind !== 'run' && report.comparisons) body.push(comparisonSection(report, report.comparisons));
+  body.push(abDetails(report));
   for (const run of report.runs) body.push(runSection(report, run));
   return [
     '<!doctype html>',
@@ -344,6 +346,21 @@ function judgeCalibrationHtml(report: Report): string {
     htmlTable(judgeCalibrationTable(report)),
     blind.length ? `<ul>${blind.join('')}</ul>` : '',
   ].join('\n');
+}
+
+/** A/B latency and the per-question drill-down (eval/report/drilldown.ts); nothing for a single run. */
+function abDetails(report: Report): string {
+  const out: string[] = [];
+  const latency = [latencyGateSentence(report), latencySentence(report)].filter((s): s is string => s !== undefined);
+  if (latency.length) out.push('<section>', '<h2>Latency</h2>', ...latency.map((s) => `<p>${escapeHtml(s)}</p>`), '</section>');
+  const sections = drilldownSections(report);
+  if (sections.length) {
+    out.push('<section>', '<h2>Drill-down: questions that moved</h2>');
+    out.push('<p>Per question, paired by id: <span class="better">▲ a win</span> for the second run, <span class="worse">▼ a loss</span>; route, slots (docs/code/issues) and the rank of the first gold file in the ranking, first run → second run.</p>');
+    for (const s of sections) out.push(`<h3>${escapeHtml(s.label)}</h3>`, `<p>${escapeHtml(s.summary)}.</p>`, s.table.rows.length ? htmlTable(s.table) : '');
+    out.push('</section>');
+  }
+  return out.join('\n');
 }
 
 function verdictSection(report: Report): string {

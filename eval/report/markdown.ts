@@ -17,6 +17,7 @@ import {
   truncationTable,
   type Table,
 } from './format.ts';
+import { drilldownSections, latencyGateSentence, latencySentence } from './drilldown.ts';
 import type { Report, RunReport } from './types.ts';
 
 /**
@@ -51,8 +52,22 @@ export function renderMarkdown(report: Report): string {
     out.push(...markdownTable(comparisonTable(report, comps)), '');
   }
 
+  out.push(...abDetails(report));
   for (const run of report.runs) out.push(...runSection(report, run));
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+/** A/B latency and the per-question drill-down (eval/report/drilldown.ts); nothing for a single run. */
+function abDetails(report: Report): string[] {
+  const out: string[] = [];
+  const latency = [latencyGateSentence(report), latencySentence(report)].filter((s): s is string => s !== undefined);
+  if (latency.length) out.push('## Latency', '', ...latency.flatMap((s) => [s, '']));
+  const sections = drilldownSections(report);
+  if (sections.length) {
+    out.push('## Drill-down: questions that moved', '', 'Per question, paired by id: ▲ a win for the second run, ▼ a loss; route, slots (docs/code/issues) and the rank of the first gold file in the ranking, first run → second run.', '');
+    for (const s of sections) out.push(`### ${inline(s.label)}`, '', `${s.summary}.`, '', ...(s.table.rows.length ? [...markdownTable(s.table), ''] : []));
+  }
+  return out;
 }
 
 function reproducibility(report: Report): string[] {

@@ -74,6 +74,8 @@ export interface QuestionResult {
     contextFingerprint: string;
     /** Model judges: sha256 of the generator's rendered context, computed by the harness after finding it verbatim in the messages sent to the judge's model. */
     renderedFingerprint?: string;
+    /** Each sentence's verdict (sentence cut to 300 characters); absent in reports made before it was kept. */
+    verdicts?: { sentence: string; markers: number[]; supported: boolean; reason: string }[];
   };
   /** Milliseconds per stage of `ask()` (lookup, translate, embed, retrieve, generate, verify, judge, total). */
   latency: Record<string, number>;
@@ -255,6 +257,35 @@ export interface Comparison {
   verdict: 'better' | 'worse' | 'same';
 }
 
+/**
+ * B − A latency (`latency.total`, ms), paired by question: the median of the per-question
+ * differences with a bootstrap 95% CI. `order` says how the runs shared the machine (see
+ * eval/interleave.ts); `warmup` questions per target ran first, uncounted.
+ */
+export interface LatencyComparison {
+  /** `separate`: two runs made at different times (nightly: baseline and current). */
+  order: 'interleaved' | 'sequential' | 'separate';
+  warmup: number;
+  n: number;
+  medianA: number;
+  medianB: number;
+  medianDiff: number;
+  low: number;
+  high: number;
+  /** medianDiff / medianA. */
+  relative: number;
+  /** The CI excludes 0. */
+  significant: boolean;
+}
+
+/** Nightly: the latency gate's verdict (eval/latencyGate.ts). */
+export interface LatencyGate {
+  status: 'pass' | 'fail' | 'off';
+  /** Share of the baseline's median latency a slowdown must exceed, with its whole CI, to fail. */
+  tolerance: number;
+  reason: string;
+}
+
 export interface DatasetInfo {
   name: string;
   path: string;
@@ -272,6 +303,8 @@ export interface ReportMeta {
   node: string;
   /** Seeds and iteration counts of the statistics; the gate's primary metrics and minimum effect (points). */
   stats: { seed: string; bootstrap: number; permutations: number; primary?: PrimaryMetric[]; minEffect?: number };
+  /** How the timed questions ran (eval/interleave.ts): the order of the targets and the uncounted warm-up questions per target; absent in older reports. */
+  timing?: { order: 'interleaved' | 'sequential'; warmup: number };
 }
 
 export interface Report {
@@ -286,7 +319,9 @@ export interface Report {
   comparisons?: Comparison[];
   /** B vs A on the primary metrics per dataset × language: the gate's family, Holm-adjusted. */
   primary?: Comparison[];
-  /** Nightly only: fails when a primary metric is worse than the baseline (Holm, minimum effect). */
+  /** `ab` and `nightly`: B − A (current − baseline) median latency, paired by question. */
+  latencyComparison?: LatencyComparison;
+  /** Nightly only: fails when a primary metric is worse than the baseline (Holm, minimum effect), or latency is past its tolerance. */
   /** `errors`: ids of questions that failed in the current run (a failed question has no metrics to compare, so it fails the night by itself). */
-  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[] };
+  verdict?: { status: 'pass' | 'fail'; regressions: Comparison[]; baseline: string; errors?: string[]; latency?: LatencyGate };
 }

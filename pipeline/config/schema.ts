@@ -269,6 +269,11 @@ export const configSchema = z
         seed: z.string().default('cita'),
         bootstrap: z.number().int().min(100).max(100000).default(2000),
         permutations: z.number().int().min(100).max(1000000).default(10000),
+        /**
+         * Nightly latency gate: the night fails when the median latency is slower than the baseline's
+         * by more than this share (0.25 = 25%) with its whole 95% CI; 0 turns the gate off.
+         */
+        latencyTolerance: z.number().min(0).max(100).default(0.25),
       })
       .strict()
       .prefault({}),
