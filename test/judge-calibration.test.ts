@@ -110,3 +110,15 @@ describe.skipIf(skipSlow)('cross-lingual offline judge on the real multilingual 
     expect(es.filter((v) => v.judged).length).toBeGreaterThanOrEqual(4);
   }, 300_000);
 });
+
+describe('CrossLingualJudge cache', () => {
+  it('keeps the vectors a call needs when the cache overflows (the nightly stopped with "no embedding for a text")', async () => {
+    const fake = { embedQueries: async (texts: string[]) => texts.map((t) => Float32Array.from([t.length, 1])) } as unknown as Embedder;
+    const judge = new CrossLingualJudge(fake, 0.89, 0.02, 4);
+    const embed = (texts: string[]) => judge['embed'](texts);
+    await embed(['a', 'bb']);
+    // 'a' is the oldest entry; the call adds three more, overflowing the limit of 4.
+    const out = await embed(['a', 'ccc', 'dddd', 'eeeee']);
+    expect(out.map((v) => v[0])).toEqual([1, 3, 4, 5]);
+  });
+});

@@ -155,6 +155,8 @@ export class CrossLingualJudge implements Judge {
     private readonly embedder: Embedder,
     private readonly threshold = 0.89,
     private readonly margin = 0.02,
+    /** Vectors kept across questions; past it the older half is dropped. */
+    private readonly cacheLimit = 5000,
   ) {
     this.id = `offline:xling@${threshold}`;
   }
@@ -163,8 +165,10 @@ export class CrossLingualJudge implements Judge {
   private async embed(texts: string[]): Promise<Float32Array[]> {
     const todo = [...new Set(texts.filter((t) => !this.cache.has(t)))];
     if (todo.length) (await this.embedder.embedQueries(todo)).forEach((v, i) => this.cache.set(todo[i]!, v));
-    if (this.cache.size > 5000) for (const k of [...this.cache.keys()].slice(0, 2500)) this.cache.delete(k);
-    return texts.map((t) => this.cache.get(t) ?? (() => { throw new Error(`judge: no embedding for a text of ${t.length} characters`); })());
+    const out = texts.map((t) => this.cache.get(t) ?? (() => { throw new Error(`judge: no embedding for a text of ${t.length} characters`); })());
+    // Bounded, oldest first; only after this call's vectors are taken (evicting first lost texts it still needed).
+    if (this.cache.size > this.cacheLimit) for (const k of [...this.cache.keys()].slice(0, Math.ceil(this.cacheLimit / 2))) this.cache.delete(k);
+    return out;
   }
 
   async judge(_question: string, context: Context, answer: VerifiedAnswer): Promise<Judgement> {
