@@ -3,6 +3,7 @@ import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChu
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
 import { topK } from './topK.ts';
+import { cosine } from '../vectors.ts';
 
 /** The client's constructor options (node, auth, tls, timeouts). */
 export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
@@ -215,19 +216,6 @@ function fromVectorBytes(base64: string): Float32Array {
   const bytes = Buffer.from(base64, 'base64');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return Float32Array.from({ length: bytes.byteLength / 4 }, (_, i) => view.getFloat32(i * 4, true));
-}
-
-/** Cosine similarity in double precision, always summed in the same order: the same vectors, the same score. */
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
 }
 
 /**

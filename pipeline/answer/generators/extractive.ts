@@ -2,6 +2,7 @@ import { issueUnits } from '../../chunking/issueChunker.ts';
 import { splitProse, splitUnits } from '../../chunking/sentences.ts';
 import { pastedReason } from '../../retrieval/router.ts';
 import type { Embedder } from '../../types.ts';
+import { cosine } from '../../vectors.ts';
 import { normaliseText, splitBlockText } from '../context.ts';
 import type { Context, ContextBlock, GeneratedAnswer, Generator, Language } from '../types.ts';
 
@@ -549,18 +550,6 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
 
 /** Sentence vectors kept per generator (the same docs come up again); ~1.5 kB each at 384 dims. */
 const SENTENCE_CACHE = 50_000;
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
 
 /** Cosine of the question and each text, with the multilingual model (passage vectors cached by text in `cache`). */
 export async function sentenceSimilarities(embedder: Embedder, question: string, texts: string[], cache = new Map<string, Float32Array>()): Promise<number[]> {
