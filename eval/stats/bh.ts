@@ -1,3 +1,5 @@
+import { ascendingFinite } from './holm.ts';
+
 /**
  * Benjamini–Hochberg step-up adjustment (Benjamini & Hochberg 1995): controls the false discovery
  * rate (the expected share of false findings among those declared) over m tests that are
@@ -7,10 +9,7 @@
  * that must not fail by chance uses Holm (family-wise error).
  */
 export function bhAdjust(ps: readonly number[]): number[] {
-  const order = ps
-    .map((p, i) => ({ p, i }))
-    .filter((x) => Number.isFinite(x.p))
-    .sort((a, b) => a.p - b.p || a.i - b.i);
+  const order = ascendingFinite(ps);
   const m = order.length;
   const out = ps.map(() => Number.NaN);
   let running = 1;

@@ -5,10 +5,7 @@
  * and is left out of the family.
  */
 export function holmAdjust(ps: readonly number[]): number[] {
-  const order = ps
-    .map((p, i) => ({ p, i }))
-    .filter((x) => Number.isFinite(x.p))
-    .sort((a, b) => a.p - b.p || a.i - b.i);
+  const order = ascendingFinite(ps);
   const m = order.length;
   const out = ps.map(() => Number.NaN);
   let running = 0;
@@ -17,4 +14,12 @@ export function holmAdjust(ps: readonly number[]): number[] {
     out[i] = running;
   });
   return out;
+}
+
+/** The finite p-values with their input positions, smallest first (ties in input order): the family both adjustments rank. */
+export function ascendingFinite(ps: readonly number[]): { p: number; i: number }[] {
+  return ps
+    .map((p, i) => ({ p, i }))
+    .filter((x) => Number.isFinite(x.p))
+    .sort((a, b) => a.p - b.p || a.i - b.i);
 }
