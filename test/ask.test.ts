@@ -89,6 +89,18 @@ describe('cita ask', () => {
     expect(r.context.blocks[0]).toMatchObject({ citation: { path: 'src/loader.py', symbol: 'parse_config' }, scores: { via: 'lookup' } });
   });
 
+  it('with retrieval.lookupsAfter=1 puts the definition after the first file search finds', () => {
+    const r = askJson('what does parse_config do?', '--set', 'retrieval.lookupsAfter=1');
+    const blocks = r.context.blocks as { citation: { path: string; symbol?: string }; scores: { via: string; collection: string } }[];
+    expect(blocks[0]!.scores.via).toBe('search');
+    // The definition is among the first two file blocks: search's first (a block is never repeated,
+    // so a definition search found first stays where search put it) or right after it.
+    const files = blocks.filter((b) => b.scores.collection !== 'issues');
+    expect(files.slice(0, 2).some((b) => b.citation.path === 'src/loader.py' && b.citation.symbol === 'parse_config')).toBe(true);
+    // With the default (0) the definition leads, as a lookup.
+    expect(askJson('what does parse_config do?').context.blocks[0].scores.via).toBe('lookup');
+  });
+
   it('reports the slot distribution of the fusion method in config, or of one set per question', () => {
     const proportional = askJson('How do I install widgets?');
     const rrf = askJson('How do I install widgets?', '--set', 'fusion.method=rrf');

@@ -5,7 +5,8 @@ import { fuse, type FusionResult } from '../retrieval/fusion/index.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
-import { meanVector, questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
+import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
+import { meanVector } from '../vectors.ts';
 import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
@@ -94,6 +95,7 @@ const MENTIONED_AFTER = 3;
 
 /** The position in `ranked` just after its first `n` file blocks (code or docs; issue blocks are not files). */
 function afterFiles(ranked: readonly { chunk: Chunk }[], n: number): number {
+  if (n <= 0) return 0;
   let files = 0;
   for (let i = 0; i < ranked.length; i++) if (ranked[i]!.chunk.collection !== 'issues' && ++files === n) return i + 1;
   return ranked.length;
@@ -116,9 +118,11 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   const route = routeQuestion(question);
 
-  // Direct lookups: an issue by number, a symbol by name; no search needed.
+  // Direct lookups: an issue by number, a symbol by name; no search needed. An issue comes first;
+  // a name's definition after the first files search finds with the whole question
+  // (`retrieval.lookupsAfter`), or after the first three when the name is only mentioned in pasted text.
   const lookedUp: { chunk: Chunk; scores: BlockScores }[] = [];
-  const mentioned: { chunk: Chunk; scores: BlockScores }[] = [];
+  const named: { chunk: Chunk; scores: BlockScores }[] = [];
   const issueChunks: Chunk[] = [];
   await time('lookup', async () => {
     for (const n of route.lookups.issues) {
@@ -126,15 +130,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       issueChunks.push(...chunks);
       for (const chunk of chunks.slice(0, 3)) lookedUp.push({ chunk, scores: { collection: 'issues', fused: 1, bm25: null, dense: null, via: 'lookup' } });
     }
-    // A question that names a symbol wants its definition first; a pasted issue or traceback names
-    // dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded,
-    // and for pasted text after the best search results (its names are mentioned, not asked about).
+    // A question that names a symbol wants its definition near the top; a pasted issue or traceback
+    // names dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded.
     let symbolChunks = 0;
     for (const name of route.lookups.symbols) {
       if (symbolChunks >= SYMBOL_LOOKUPS) break;
       const [chunk] = await store.lookupSymbol(name);
       if (!chunk) continue;
-      (route.pasted ? mentioned : lookedUp).push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
+      named.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
       symbolChunks++;
     }
   });
@@ -188,8 +191,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       chunk: h.chunk,
       scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
     }));
-    const at = afterFiles(ranked, MENTIONED_AFTER);
-    return [...lookedUp, ...ranked.slice(0, at), ...mentioned, ...ranked.slice(at)];
+    const at = afterFiles(ranked, route.pasted ? MENTIONED_AFTER : config.retrieval.lookupsAfter);
+    return [...lookedUp, ...ranked.slice(0, at), ...named, ...ranked.slice(at)];
   };
   const context = buildContext(question, route.language, ordered(fusion), budget, translation?.text);
   const ranking = rankingOf(ordered(entryOrder((k) => fuse(fusionConfig.method, cutTo(deep, k), route.weights, k, fusionOptions), depth)), depth);

@@ -141,6 +141,12 @@ export const configSchema = z
           })
           .strict(),
         /**
+         * Where the definitions of the names a question asks about go: after this many files that
+         * search found (0: ahead of them). Search ranks with the whole question, the lookup with one
+         * name of it. Pasted text (an issue, a traceback) always has its names after the first 3.
+         */
+        lookupsAfter: z.number().int().min(0).max(50).default(0),
+        /**
          * A question in another language than the corpus (`languages.corpus`): which text each
          * retriever searches with once the question is translated. `translated`: the translation;
          * `original`: the question as asked; `both`: BM25 over both texts, or the mean of both query
