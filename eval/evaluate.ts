@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import { UserError } from '../pipeline/errors.ts';
@@ -10,7 +11,8 @@ import { compareLatency } from './latencyCompare.ts';
 import { evaluateQuestion, summarizeRun } from './run.ts';
 import { indexedPaths } from './suites/coverage.ts';
 import { METRICS } from './suites/catalogue.ts';
-import { openTargets, type TargetSpec } from './target.ts';
+import { codeVersion, ResultCache, resultKey } from './resultCache.ts';
+import { openTargets, type EvalTarget, type TargetSpec } from './target.ts';
 
 export interface EvaluateOptions {
   root: string;
@@ -34,6 +36,17 @@ export interface EvaluateOptions {
   onQuestion?: (label: string, done: number, total: number, r: QuestionResult) => void;
   /** Replaces the per-question evaluation (tests record the call order with it). */
   evaluateOne?: typeof evaluateQuestion;
+  /**
+   * Reuse results of earlier runs with the same config, index, model, dataset and code, and keep
+   * this run's (eval/resultCache.ts); default true. `false` evaluates every question afresh.
+   */
+  cache?: boolean;
+  /** Where cached results live; default `<root>/.cita/eval-cache`. */
+  cacheDir?: string;
+  /** Questions in flight at once (default 1; see eval/interleave.ts). */
+  concurrency?: number;
+  /** Timed runs per question and target, latencies the medians (default 1; see eval/interleave.ts). */
+  repeat?: number;
 }
 
 export const DEFAULT_WARMUP = 3;
@@ -68,15 +81,50 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
     const order = options.order ?? 'interleaved';
     const warmup = Math.min(options.warmup ?? DEFAULT_WARMUP, questions.length);
     const one = options.evaluateOne ?? evaluateQuestion;
+    const concurrency = options.concurrency ?? 1;
+    const code = options.cache === false ? undefined : codeVersion(root);
+    if (options.cache !== false && code === undefined) options.log('cache: off (not a git checkout: the code behind a result cannot be identified)');
+    const cache = code === undefined ? undefined : new ResultCache(options.cacheDir ?? path.join(root, '.cita', 'eval-cache'));
+    const shaOf = new Map(datasets.map((d) => [d.name, d.sha256]));
+    const keys = await Promise.all(
+      targets.map(async (t) => {
+        const index = `${t.config.store.kind}:${t.paths.store}:${await t.store.generation()}`;
+        const base = { configHash: t.configHash, index, model: t.embedder.id, generator: t.generator.id, judge: t.judge?.id ?? 'none', code: code ?? '' };
+        return (dataset: string) => resultKey({ ...base, datasetSha256: shaOf.get(dataset) ?? '' });
+      }),
+    );
+    // A result this run made (a warm-up question) is evaluated again when timed: only earlier runs' are reused.
+    const madeNow = new Set<QuestionResult>();
+    const reused = new Set<QuestionResult>();
+    const evaluateCached = async (t: EvalTarget, q: EvalQuestion, indexed?: ReadonlySet<string>): Promise<QuestionResult> => {
+      const key = cache ? keys[targets.indexOf(t)]!(q.dataset) : undefined;
+      const hit = key ? cache!.get(key, q.id) : undefined;
+      if (hit && !madeNow.has(hit)) {
+        reused.add(hit);
+        return hit;
+      }
+      const r = await one(t, q, undefined, indexed);
+      madeNow.add(r);
+      if (key) cache!.put(key, r);
+      return r;
+    };
     const { results, seconds } = await collect(targets, questions, {
       order,
       warmup,
+      concurrency,
+      repeat: options.repeat ?? 1,
       indexed: await Promise.all(targets.map((t) => indexedPaths(t.store))),
-      evaluate: (t, q, indexed) => one(t, q, undefined, indexed),
+      evaluate: evaluateCached,
       onQuestion: (i, done, total, r) => options.onQuestion?.(targets[i]!.label, done, total, r),
     });
+    const reusedTimed = Object.fromEntries(targets.map((t, i) => [t.label, results[i]!.filter((r) => reused.has(r)).length]));
+    const anyReused = Object.values(reusedTimed).some((n) => n > 0);
+    if (anyReused) options.log(`cache: reused ${targets.map((t) => `${reusedTimed[t.label]} of ${t.label}`).join(', ')} (same config, index, model, dataset and code; --no-cache to run them again)`);
     const runs = await Promise.all(targets.map((t, i) => summarizeRun(t, questions, results[i]!, seconds[i]!, stats)));
-    const latencyComparison = runs.length === 2 ? compareLatency(runs[0]!.questions, runs[1]!.questions, stats, { order, warmup }) : undefined;
+    // Reused results carry an earlier run's latency, and concurrent questions each other's: neither compares.
+    const timed = !anyReused && concurrency === 1;
+    if (runs.length === 2 && !timed) options.log(`latency: not compared (${anyReused ? 'results reused from the cache' : `${concurrency} questions at once`})`);
+    const latencyComparison = runs.length === 2 && timed ? compareLatency(runs[0]!.questions, runs[1]!.questions, stats, { order, warmup }) : undefined;
     return {
       version: REPORT_VERSION,
       kind: runs.length === 2 ? 'ab' : 'run',
@@ -88,7 +136,8 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
         datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
         node: process.version,
         stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations, primary, minEffect: config.eval.minEffect },
-        timing: { order, warmup },
+        timing: { order, warmup, ...(concurrency > 1 ? { concurrency } : {}), ...((options.repeat ?? 1) > 1 ? { repeat: options.repeat } : {}) },
+        ...(anyReused ? { reused: reusedTimed } : {}),
       },
       metrics: METRICS,
       runs,

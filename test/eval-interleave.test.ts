@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EvalQuestion } from '../datasets/questions.ts';
-import { collect, schedule } from '../eval/interleave.ts';
+import { collect, medianLatencies, schedule } from '../eval/interleave.ts';
 import { compareLatency } from '../eval/latencyCompare.ts';
 import { memoizeQueries } from '../eval/queryMemo.ts';
 import type { QuestionResult } from '../eval/report/types.ts';
@@ -72,6 +72,65 @@ describe('collect', () => {
       },
     });
     expect(log).toEqual(['A q0', 'A q1', 'B q0', 'B q1', 'reset A', 'reset B', 'A q0', 'A q1', 'B q0', 'B q1']);
+  });
+});
+
+describe('collect with questions in flight at once', () => {
+  it('keeps at most `concurrency` questions in flight, each with its targets back to back, results in question order', async () => {
+    const log: string[] = [];
+    const targets = [fakeTarget('A', log), fakeTarget('B', log)];
+    const questions = [0, 1, 2, 3, 4, 5].map(question);
+    let inFlight = 0;
+    let most = 0;
+    const order: string[] = [];
+    const { results } = await collect(targets, questions, {
+      order: 'interleaved',
+      warmup: 0,
+      concurrency: 2,
+      indexed: [undefined, undefined],
+      evaluate: async (t, q) => {
+        most = Math.max(most, ++inFlight);
+        order.push(`${t.label} ${q.id}`);
+        // Later questions finish first: completion order must not decide result order.
+        await new Promise((r) => setTimeout(r, 10 * (6 - Number(q.id.slice(1)))));
+        inFlight--;
+        return result(q.id, 1);
+      },
+    });
+    expect(most).toBe(2);
+    expect(results.map((rs) => rs.map((r) => r.id))).toEqual([questions.map((q) => q.id), questions.map((q) => q.id)]);
+    // Per question, the scheduled order of its targets (AB, BA, …) still holds.
+    for (const [i, q] of questions.entries()) {
+      const mine = order.filter((o) => o.endsWith(` ${q.id}`));
+      expect(mine).toEqual(i % 2 === 0 ? [`A ${q.id}`, `B ${q.id}`] : [`B ${q.id}`, `A ${q.id}`]);
+    }
+  });
+});
+
+describe('collect with repeats', () => {
+  it('runs each timed question n times per target, alternating who goes first, and keeps the median latencies', async () => {
+    const log: string[] = [];
+    const targets = [fakeTarget('A', log), fakeTarget('B', log)];
+    const totals: Record<string, number[]> = { A: [30, 10, 20], B: [5, 50, 7] };
+    const { results } = await collect(targets, [question(0)], {
+      order: 'interleaved',
+      warmup: 0,
+      repeat: 3,
+      indexed: [undefined, undefined],
+      evaluate: async (t) => {
+        log.push(t.label);
+        const total = totals[t.label]!.shift()!;
+        return result('q0', total, { metrics: { 'latency.total': total, 'file.acc@1': 1 } });
+      },
+    });
+    expect(log).toEqual(['reset A', 'reset B', 'A', 'B', 'B', 'A', 'A', 'B']);
+    expect(results[0]![0]).toMatchObject({ latency: { total: 20 }, metrics: { 'latency.total': 20, 'file.acc@1': 1 }, repeats: 3 });
+    expect(results[1]![0]).toMatchObject({ latency: { total: 7 }, metrics: { 'latency.total': 7 }, repeats: 3 });
+  });
+
+  it('medianLatencies keeps one run as it is', () => {
+    const r = result('q', 12);
+    expect(medianLatencies([r])).toBe(r);
   });
 });
 

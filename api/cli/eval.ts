@@ -25,6 +25,12 @@ function count(v: string): number {
   return n;
 }
 
+function positive(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new InvalidArgumentError('expected a whole number from 1 to 16');
+  return n;
+}
+
 function split(v: string): 'dev' | 'test' {
   if (v !== 'dev' && v !== 'test') throw new InvalidArgumentError('expected dev or test');
   return v;
@@ -44,6 +50,9 @@ interface EvalOptions {
   out: string;
   name?: string;
   trec?: string | true;
+  cache: boolean;
+  concurrency: number;
+  repeat: number;
 }
 
 /** `cita eval`: one configuration, or an A/B with paired tests; reports in JSON, Markdown and HTML. */
@@ -64,6 +73,9 @@ export function registerEval(program: Command): void {
     .option('--warmup <n>', 'questions run per config before the timed ones, not counted (default 3)', count)
     .option('--out <dir>', 'where the reports go', 'reports')
     .option('--name <name>', 'report file name without extension (default: eval-<instance>-<time> or ab-<instance>-<time>)')
+    .option('--no-cache', 'evaluate every question afresh: no results reused from earlier runs with the same config, index, model, dataset and code (.cita/eval-cache), none kept')
+    .option('--concurrency <n>', 'questions in flight at once (their latencies then overlap and are not compared)', positive, 1)
+    .option('--repeat <n>', 'time each question n times per config (A and B alternating who goes first); latencies are the medians', positive, 1)
     .option('--trec [dir]', 'also write each run as a TREC run file and qrels (<name>.<label>.run / .qrels) into dir (default: beside the report)')
     .action(async (instance: string, opts: EvalOptions) => {
       const { evaluate } = await import('../../eval/evaluate.ts');
@@ -82,6 +94,9 @@ export function registerEval(program: Command): void {
         limit: opts.limit,
         order: opts.order,
         ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
+        cache: opts.cache,
+        concurrency: opts.concurrency,
+        repeat: opts.repeat,
         argv: ['cita', ...process.argv.slice(2)],
         log: (m) => process.stderr.write(`${m}\n`),
         onQuestion: (label, done, total, r) =>

@@ -79,6 +79,8 @@ export interface QuestionResult {
   };
   /** Milliseconds per stage of `ask()` (lookup, translate, embed, retrieve, generate, verify, judge, total). */
   latency: Record<string, number>;
+  /** Times the question ran (`cita eval --repeat`); its latencies are the medians over them. Absent: once. */
+  repeats?: number;
   /** Set when the question failed; its metrics are then null. */
   error?: string;
 }
@@ -304,7 +306,13 @@ export interface ReportMeta {
   /** Seeds and iteration counts of the statistics; the gate's primary metrics and minimum effect (points). */
   stats: { seed: string; bootstrap: number; permutations: number; primary?: PrimaryMetric[]; minEffect?: number };
   /** How the timed questions ran (eval/interleave.ts): the order of the targets and the uncounted warm-up questions per target; absent in older reports. */
-  timing?: { order: 'interleaved' | 'sequential'; warmup: number };
+  timing?: { order: 'interleaved' | 'sequential'; warmup: number; concurrency?: number; repeat?: number };
+  /**
+   * Results reused from earlier runs of the same config, index, model, dataset and code
+   * (eval/resultCache.ts), per run label; their latency is that of the run that made them, so no
+   * latency comparison is made when any were reused. Absent when nothing was reused or in older reports.
+   */
+  reused?: Record<string, number>;
 }
 
 export interface Report {

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { QuestionResult } from './report/types.ts';
+
+/**
+ * Per-question results kept between runs (#13 item 9), so an A/B does not re-run A and a run cut
+ * short resumes where it stopped. A result is reused only when everything that makes it is the
+ * same: the resolved config (its hash), the index (store location and generation), the model,
+ * generator and judge ids, the dataset file's sha256, and the code (commit plus any uncommitted
+ * change to tracked files). Anything else different is a different key, so a stale result cannot
+ * be served; outside a git checkout the code cannot be identified and nothing is cached.
+ *
+ * One JSON Lines file per key under the cache directory, appended after each question, so nothing
+ * evaluated is lost when a run fails halfway. Latency in a reused result is the latency of the run
+ * that made it; the caller must not compare it with fresh timings.
+ */
+
+/** The code the results come from: HEAD and a hash of the uncommitted diff of tracked files; undefined outside git. */
+export function codeVersion(root: string): string | undefined {
+  try {
+    const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'buffer', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 });
+    const head = git(['rev-parse', 'HEAD']).toString('utf8').trim();
+    const diff = git(['diff', 'HEAD', '--binary']);
+    return diff.length === 0 ? head : `${head}+${crypto.createHash('sha256').update(diff).digest('hex').slice(0, 16)}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a result depends on; each field is compared as a string. */
+export interface ResultKeyParts {
+  configHash: string;
+  /** Store kind, location and generation (`generation()`: bumps with every committed index change). */
+  index: string;
+  model: string;
+  generator: string;
+  judge: string;
+  datasetSha256: string;
+  code: string;
+}
+
+/** The file name a key's results live in. Pure. */
+export function resultKey(parts: ResultKeyParts): string {
+  const ordered = Object.keys(parts)
+    .sort()
+    .map((k) => [k, parts[k as keyof ResultKeyParts]]);
+  return crypto.createHash('sha256').update(JSON.stringify(ordered)).digest('hex').slice(0, 24);
+}
+
+export class ResultCache {
+  private readonly loaded = new Map<string, Map<string, QuestionResult>>();
+
+  constructor(readonly dir: string) {}
+
+  private file(key: string): string {
+    return path.join(this.dir, `${key}.jsonl`);
+  }
+
+  private entries(key: string): Map<string, QuestionResult> {
+    let m = this.loaded.get(key);
+    if (m) return m;
+    m = new Map();
+    let text = '';
+    try {
+      text = fs.readFileSync(this.file(key), 'utf8');
+    } catch {
+      // no results under this key yet
+    }
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const r = JSON.parse(line) as QuestionResult;
+        if (typeof r.id === 'string') m.set(r.id, r);
+      } catch {
+        // a line cut by a crash mid-write: that question is simply evaluated again
+      }
+    }
+    this.loaded.set(key, m);
+    return m;
+  }
+
+  get(key: string, id: string): QuestionResult | undefined {
+    return this.entries(key).get(id);
+  }
+
+  /** Keeps a result; one with an error is not kept (the next run tries the question again). */
+  put(key: string, result: QuestionResult): void {
+    if (result.error) return;
+    fs.mkdirSync(this.dir, { recursive: true });
+    fs.appendFileSync(this.file(key), `${JSON.stringify(result)}\n`);
+    this.entries(key).set(result.id, result);
+  }
+}
