@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { meanVector, searchPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { meanVector } from '../pipeline/vectors.ts';
 import { ApertiumTranslator, parseBilingual, protectCode, restoreCode } from '../pipeline/text/translate.ts';
 
 /** Query translation (Apertium): code passes through untouched, prose is translated. */

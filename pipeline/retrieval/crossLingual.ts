@@ -77,15 +77,3 @@ export function searchPlan(
     ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
   };
 }
-
-/** The normalised mean of unit vectors (one vector is returned as is). */
-export function meanVector(vectors: Float32Array[]): Float32Array {
-  if (vectors.length === 1) return vectors[0]!;
-  const out = new Float32Array(vectors[0]!.length);
-  for (const v of vectors) for (let i = 0; i < v.length; i++) out[i]! += v[i]!;
-  let norm = 0;
-  for (let i = 0; i < out.length; i++) norm += out[i]! * out[i]!;
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < out.length; i++) out[i]! /= norm;
-  return out;
-}

@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
-import { meanVector, type QueryPlan } from './crossLingual.ts';
+import type { QueryPlan } from './crossLingual.ts';
+import { meanVector } from '../vectors.ts';
 import { convexCombination } from './hybrid.ts';
 
 export interface HybridOptions {

@@ -1,0 +1,84 @@
+/**
+ * Where a language gap in docs retrieval comes from: file Recall@5 and Acc@1 of the docs collection
+ * alone, per language, for BM25 and the dense side each on the question as asked and on its
+ * translation, and for the hybrid search `cita search --source docs` runs — same index, same
+ * questions, one run. Answerable questions of a cita-format dataset only.
+ *
+ *   node --import tsx eval/docsRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--json]
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadDataset } from '../datasets/questions.ts';
+import { findRoot, loadConfig } from '../pipeline/config/load.ts';
+import { openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
+import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { meanVector } from '../pipeline/vectors.ts';
+import { hybridCandidates } from '../pipeline/retrieval/search.ts';
+import { accuracyAt1 } from './metrics/accuracyAt1.ts';
+import { distinct, recallAtK } from './metrics/recallAtK.ts';
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, json: { type: 'boolean' } },
+});
+const instance = positionals[0] ?? 'pytest';
+if (!values.dataset) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
+const k = Number(values.k);
+const root = findRoot();
+const { config } = loadConfig(instance, { root });
+const paths = resolvePaths(config, root);
+const questions = loadDataset({ name: path.basename(values.dataset, '.jsonl'), path: values.dataset, format: 'cita' }, root).questions.filter(
+  (q) => q.gold.answerable && q.gold.files.length > 0 && (!values.split || q.split === values.split),
+);
+const embedder = await openEmbedder(config, paths);
+const store = await openStore(config, paths, embedder.dims);
+const alpha = config.retrieval.hybrid.alpha;
+const depth = 50;
+
+type Row = { id: string; lang: string; mode: string; recall: number; acc1: number; first: number };
+const rows: Row[] = [];
+const started = Date.now();
+for (const q of questions) {
+  const translation = q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const t = translation ?? q.question;
+  const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
+  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  const modes: Record<string, () => Promise<string[]>> = {
+    'bm25 asked': () => files(q.question, undefined, 0),
+    'bm25 translated': () => files(t, undefined, 0),
+    'dense asked': () => files('', vOriginal, 1),
+    'dense translated': () => files('', vTranslated, 1),
+    'dense mean': () => files('', meanVector([vOriginal!, vTranslated!]), 1),
+    hybrid: () => files(plan.bm25, meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!))), alpha),
+  };
+  for (const [mode, run] of Object.entries(modes)) {
+    const ranked = await run();
+    const first = ranked.findIndex((f) => q.gold.files.includes(f));
+    rows.push({ id: q.id, lang: q.lang, mode, recall: recallAtK(ranked, q.gold.files, k), acc1: accuracyAt1(ranked, q.gold.files), first });
+  }
+}
+
+async function files(text: string, vector: Float32Array | undefined, a: number): Promise<string[]> {
+  const hits = await hybridCandidates(store, vector, 'docs', text, depth, a);
+  return distinct(hits.map((h) => h.chunk.citation.path));
+}
+
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+if (values.json) {
+  console.log(JSON.stringify({ instance, k, model: embedder.id, rows }, null, 2));
+} else {
+  const langs = [...new Set(rows.map((r) => r.lang))].sort();
+  console.log(`docs collection, ${questions.length} questions, model ${embedder.id}, alpha ${alpha} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`${'mode'.padEnd(18)} ${langs.map((l) => `R@${k} ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`);
+  for (const mode of [...new Set(rows.map((r) => r.mode))]) {
+    const cells = langs.map((l) => {
+      const rs = rows.filter((r) => r.mode === mode && r.lang === l);
+      return `${(100 * mean(rs.map((r) => r.recall))).toFixed(1).padStart(9)}${(100 * mean(rs.map((r) => r.acc1))).toFixed(1).padStart(10)}`;
+    });
+    console.log(`${mode.padEnd(18)} ${cells.join(' ')}`);
+  }
+}
+await store.close();
+await embedder.close();
+process.exit(0);
