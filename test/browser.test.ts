@@ -195,4 +195,32 @@ describe.skipIf(!present && !inCi)('web page in chromium', () => {
     expect(external).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
+
+  it('follows a running index job: its phase and progress, until it ends', async () => {
+    const page = await context.newPage();
+    const instance = (job: unknown) => ({
+      name: 'demo', indexed: true, model: 'intfloat/multilingual-e5-small@test', lastIndexed: '2026-12-01T00:00:00.000Z', storeKind: 'sqlite',
+      totalChunks: 6, chunks: [{ collection: 'docs', chunks: 3 }, { collection: 'code', chunks: 2 }, { collection: 'issues', chunks: 1 }], job,
+    });
+    // The job's progress as the API reports it: running, then done (the page asks again while one
+    // runs). The first answer goes to the question form's repository list, at load.
+    const answers = [
+      instance(null),
+      instance({ id: 'j1', state: 'running', phase: 'embed', done: 5, total: 20 }),
+      instance({ id: 'j1', state: 'running', phase: 'embed', done: 15, total: 20 }),
+      instance(null),
+    ];
+    let asked = 0;
+    await page.route(`${s.url}/graphql`, (route) =>
+      /\binstances\b/.test(route.request().postData() ?? '') ? route.fulfill({ json: { data: { instances: [answers[Math.min(asked++, answers.length - 1)]] } } }) : route.continue(),
+    );
+    await page.goto(s.url);
+    await page.getByRole('button', { name: 'Index' }).click();
+    const job = page.locator('#index-state tr[data-instance="demo"] td.job');
+    await expect.poll(() => job.textContent()).toContain('running (embed): 5 / 20 (25%)');
+    expect(await job.locator('progress').getAttribute('value')).toBe('5');
+    await expect.poll(() => job.textContent(), { timeout: 15_000 }).toContain('running (embed): 15 / 20 (75%)');
+    await expect.poll(() => job.textContent(), { timeout: 15_000 }).toBe(' none');
+    expect(await page.locator('#index-status').textContent()).toMatch(/^Read at /);
+  });
 });

@@ -1,5 +1,4 @@
 import { spawn, spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../pipeline/types.ts';
 import { curlLine } from '../tools/start/curl.ts';
@@ -54,11 +53,13 @@ describe('npm start on an indexed project', () => {
   afterAll(() => p?.cleanup());
 
   it('indexes, asks one question per route through cita ask, serves with a working example query, and stops on Ctrl-C with exit 0', async () => {
-    // From cita's folder, as `npm start` runs; the project is the test's (CITA_ROOT).
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'tools/start.ts'), '--instance', 'demo', '--no-setup', '--port', '0'], {
+    // Through npm, from cita's folder, as a user runs it; the project is the test's (CITA_ROOT). In a
+    // process group of its own, so Ctrl-C can be sent as a terminal sends it: to npm, sh and node at once.
+    const child = spawn('npm', ['start', '--silent', '--', '--instance', 'demo', '--no-setup', '--port', '0'], {
       cwd: root,
       env: { ...process.env, CITA_ROOT: p.dir },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
@@ -94,7 +95,7 @@ describe('npm start on an indexed project', () => {
     expect(data.data.ask.route.top).toBe('docs');
     expect((await fetch(`${url}/`)).status).toBe(200);
 
-    child.kill('SIGINT');
+    process.kill(-child.pid!, 'SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toContain('shutting down');
   });

@@ -117,15 +117,20 @@ export function buildCli(): Command {
       fs.writeFileSync(file, proposeConfig(survey, rel.startsWith('..') ? path.resolve(checkout) : rel, opts.language));
       process.stdout.write(`wrote ${file}\n`);
       if (opts.estimate) {
-        // The same plan as `cita index --dry-run`: nothing is embedded or written.
-        const { config, paths } = load(survey.name, []);
-        const scan = scanSources(config, paths);
-        const embedder = await openEmbedder(config, paths);
+        // The same plan as `cita index --dry-run`: nothing is embedded or written. The config is
+        // written already, so a failure here (no model yet) is reported, not fatal.
         try {
-          const summary = await indexInstance({ config, paths, embedder, scan, dryRun: true });
-          process.stdout.write(await estimateText(summary, config, root, embedder, scan));
-        } finally {
-          await embedder.close();
+          const { config, paths } = load(survey.name, []);
+          const scan = scanSources(config, paths);
+          const embedder = await openEmbedder(config, paths);
+          try {
+            const summary = await indexInstance({ config, paths, embedder, scan, dryRun: true });
+            process.stdout.write(await estimateText(summary, config, root, embedder, scan));
+          } finally {
+            await embedder.close();
+          }
+        } catch (err) {
+          process.stdout.write(`estimate: not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); \`cita index ${survey.name} --dry-run\` prints it once that is fixed\n`);
         }
       }
       process.stdout.write(`next: cita index ${survey.name}\n`);
