@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../pipeline/types.ts';
 import { curlLine } from '../tools/start/curl.ts';
@@ -47,15 +47,26 @@ describe('example questions, from what the index holds', () => {
 
 describe('npm start on an indexed project', () => {
   let p: TestProject;
+  let child: ChildProcess | undefined;
   beforeAll(() => {
     p = makeServedProject();
   });
-  afterAll(() => p?.cleanup());
+  afterAll(() => {
+    // A failed assertion leaves the server running: stop the whole group.
+    if (child?.pid && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    p?.cleanup();
+  });
 
   it('indexes, asks one question per route through cita ask, serves with a working example query, and stops on Ctrl-C with exit 0', async () => {
     // Through npm, from cita's folder, as a user runs it; the project is the test's (CITA_ROOT). In a
     // process group of its own, so Ctrl-C can be sent as a terminal sends it: to npm, sh and node at once.
-    const child = spawn('npm', ['start', '--silent', '--', '--instance', 'demo', '--no-setup', '--port', '0'], {
+    child = spawn('npm', ['start', '--silent', '--', '--instance', 'demo', '--no-setup', '--port', '0'], {
       cwd: root,
       env: { ...process.env, CITA_ROOT: p.dir },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,10 +74,10 @@ describe('npm start on an indexed project', () => {
     });
     let stdout = '';
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((resolve) => child!.on('close', (code) => resolve(code)));
     const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d) => {
+      child!.stdout!.on('data', (d) => {
         stdout += String(d);
         const m = /^cita serving on (http:\/\/\S+)$/m.exec(stdout);
         if (m) resolve(m[1]!);
