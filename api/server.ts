@@ -15,6 +15,7 @@ import { knownOperationTypes } from './graphql/operations.ts';
 import { LIMITS, questionTokens, type ApiContext } from './graphql/resolvers.ts';
 import { citaSchema } from './graphql/schema.ts';
 import { Jobs } from './jobs.ts';
+import { listReports, reportFile } from './reports.ts';
 
 /**
  * `cita serve`: the GraphQL API at /graphql (Apollo Server on Node's own http server) and the web page
@@ -53,6 +54,12 @@ const STATIC: Record<string, { file: string; type: string }> = {
 };
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+/** A report is shown in a frame of the page: its inline styles, no script, nothing fetched. */
+const REPORT_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'; sandbox",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -106,6 +113,7 @@ const errorBody = (code: string, message: string) => ({ errors: [{ message, exte
 export async function startServer(o: ServeOptions = {}): Promise<RunningServer> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const sessions = new Sessions(o.root, log);
+  const reportsDir = path.join(sessions.root, 'reports');
   const jobs = new Jobs(sessions, log);
   const cors = new Set(o.corsOrigins ?? []);
   // The price of a question's text, for the cost check: what the resolver refuses (over 2,000
@@ -161,6 +169,26 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
     if (page && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': page.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS });
       res.end(req.method === 'HEAD' ? undefined : fs.readFileSync(path.join(WEB, page.file)));
+      return;
+    }
+    // The evaluation reports, read-only: the list with verdicts, and each file (behind the key when queries are).
+    const isReports = url.pathname === '/api/reports' || url.pathname.startsWith('/reports/');
+    if (isReports && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (o.keyForQueries && !keyMatches(req, o.apiKey)) {
+        sendJson(res, 401, errorBody('UNAUTHENTICATED', 'this server needs the API key (Authorization: Bearer <key>)'));
+        return;
+      }
+      if (url.pathname === '/api/reports') {
+        sendJson(res, 200, { reports: listReports(reportsDir) });
+        return;
+      }
+      const found = reportFile(reportsDir, url.pathname.slice('/reports/'.length));
+      if (!found) {
+        sendJson(res, 404, errorBody('NOT_FOUND', `no such report: ${url.pathname} (the list is at /api/reports)`));
+        return;
+      }
+      res.writeHead(200, { 'content-type': found.type, 'cache-control': 'no-cache', ...REPORT_HEADERS });
+      res.end(req.method === 'HEAD' ? undefined : fs.readFileSync(found.file));
       return;
     }
     if (url.pathname === '/healthz') {

@@ -5,6 +5,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestProject } from './support/cli.ts';
 import { root } from './support/paths.ts';
+import { copyReports } from './support/reports.ts';
 import { makeServedProject, serve, type Served } from './support/server.ts';
 
 /**
@@ -30,6 +31,7 @@ describe.skipIf(!present && !inCi)('web page in chromium', () => {
   beforeAll(async () => {
     if (!present) throw new Error(`chromium is required in CI but ${CHROMIUM} does not exist: apt-get install -y chromium`);
     p = makeServedProject();
+    copyReports(p.dir);
     s = await serve(p);
     profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
@@ -144,5 +146,81 @@ describe.skipIf(!present && !inCi)('web page in chromium', () => {
     await page.getByLabel(/Question/).fill('anything');
     await page.getByRole('button', { name: 'Ask' }).click();
     await expect.poll(() => page.locator('#status').textContent()).toMatch(/no index yet.*\(INDEX_NOT_READY\)/);
+  });
+
+  it('lists the reports with their verdicts and opens one in place; shows the index state', async () => {
+    const page = await context.newPage();
+    const external: string[] = [];
+    page.on('request', (req) => {
+      if (!req.url().startsWith(s.url)) external.push(req.url());
+    });
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    await page.goto(s.url);
+    await page.getByRole('button', { name: 'Reports' }).click();
+    const rows = page.locator('#reports tbody tr');
+    await expect.poll(() => rows.count()).toBe(4);
+    expect(await rows.first().getAttribute('data-report')).toBe('baseline');
+    expect(await page.locator('#reports tr[data-report="visible-vs-baseline"] .verdict').textContent()).toBe('FAIL (4 regressions)');
+    expect(await page.locator('#reports tr[data-report="ab-fusion"] .verdict').textContent()).toMatch(/^B better on 2, worse on 7, same on 6/);
+    expect(await page.locator('#view-ask').isHidden()).toBe(true);
+
+    // Opened in place: the HTML report in a frame of the page.
+    await page.locator('#reports tr[data-report="ab-fusion"] button').click();
+    await page.locator('#report-frame').waitFor({ state: 'visible' });
+    const frame = page.frameLocator('#report-frame');
+    await expect.poll(() => frame.locator('h1').textContent()).toBe('cita evaluation report: A/B comparison · pytest');
+    expect(await page.locator('#report-title').textContent()).toMatch(/^ab-fusion — B better on 2/);
+    // A report without HTML shows its Markdown.
+    await page.locator('#reports tr[data-report="visible-vs-baseline"] button').click();
+    await page.locator('#report-text').waitFor({ state: 'visible' });
+    expect(await page.locator('#report-text').textContent()).toBe(fs.readFileSync(path.join(p.dir, 'reports/visible-vs-baseline.md'), 'utf8'));
+    expect(await page.locator('#report-frame').isHidden()).toBe(true);
+    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-reports.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Index' }).click();
+    const demo = page.locator('#index-state tr[data-instance="demo"]');
+    await demo.waitFor({ state: 'visible' });
+    const cells = await demo.locator('td').allTextContents();
+    expect(Number(cells[0])).toBeGreaterThan(0);
+    expect(Number(cells[0])).toBe(Number(cells[1]) + Number(cells[2]) + Number(cells[3]));
+    expect(cells[4]).toMatch(/multilingual-e5-small/);
+    expect(cells[5]).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(cells[7]).toContain('none');
+    expect(await page.locator('#index-state tr[data-instance="empty"] td').first().textContent()).toBe('not indexed');
+
+    expect(external).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('follows a running index job: its phase and progress, until it ends', async () => {
+    const page = await context.newPage();
+    const instance = (job: unknown) => ({
+      name: 'demo', indexed: true, model: 'intfloat/multilingual-e5-small@test', lastIndexed: '2026-12-01T00:00:00.000Z', storeKind: 'sqlite',
+      totalChunks: 6, chunks: [{ collection: 'docs', chunks: 3 }, { collection: 'code', chunks: 2 }, { collection: 'issues', chunks: 1 }], job,
+    });
+    // The job's progress as the API reports it: running, then done (the page asks again while one
+    // runs). The first answer goes to the question form's repository list, at load.
+    const answers = [
+      instance(null),
+      instance({ id: 'j1', state: 'running', phase: 'embed', done: 5, total: 20 }),
+      instance({ id: 'j1', state: 'running', phase: 'embed', done: 15, total: 20 }),
+      instance(null),
+    ];
+    let asked = 0;
+    await page.route(`${s.url}/graphql`, (route) =>
+      /\binstances\b/.test(route.request().postData() ?? '') ? route.fulfill({ json: { data: { instances: [answers[Math.min(asked++, answers.length - 1)]] } } }) : route.continue(),
+    );
+    await page.goto(s.url);
+    await page.getByRole('button', { name: 'Index' }).click();
+    const job = page.locator('#index-state tr[data-instance="demo"] td.job');
+    await expect.poll(() => job.textContent()).toContain('running (embed): 5 / 20 (25%)');
+    expect(await job.locator('progress').getAttribute('value')).toBe('5');
+    await expect.poll(() => job.textContent(), { timeout: 15_000 }).toContain('running (embed): 15 / 20 (75%)');
+    await expect.poll(() => job.textContent(), { timeout: 15_000 }).toBe(' none');
+    expect(await page.locator('#index-status').textContent()).toMatch(/^Read at /);
   });
 });

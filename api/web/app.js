@@ -14,12 +14,15 @@ const ASK = `query Ask($instance: String!, $question: String!, $options: AskOpti
     timings { step ms }
   }
 }`;
-const INSTANCES = `{ instances { name indexed model lastIndexed totalChunks chunks { collection chunks } } }`;
+const INSTANCES = `{ instances { name indexed model lastIndexed storeKind totalChunks chunks { collection chunks } job { id state phase done total } } }`;
+
+function authHeaders() {
+  const key = $('apikey').value.trim();
+  return key ? { authorization: `Bearer ${key}` } : {};
+}
 
 async function gql(query, variables) {
-  const headers = { 'content-type': 'application/json' };
-  const key = $('apikey').value.trim();
-  if (key) headers.authorization = `Bearer ${key}`;
+  const headers = { 'content-type': 'application/json', ...authHeaders() };
   const res = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
   const body = await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status}` }] }));
   if (body.errors?.length) {
@@ -181,6 +184,107 @@ function render(r) {
   $('result').hidden = false;
 }
 
+// ---------------------------------------------------------------- views
+
+function showView(name) {
+  for (const tab of document.querySelectorAll('.view-tab')) {
+    if (tab.dataset.view === name) tab.setAttribute('aria-current', 'page');
+    else tab.removeAttribute('aria-current');
+  }
+  for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== `view-${name}`;
+  if (name === 'reports') loadReports();
+  if (name === 'index') loadIndexState();
+  else clearTimeout(indexTimer);
+}
+
+// ---------------------------------------------------------------- reports
+
+async function loadReports() {
+  $('reports-status').textContent = 'Loading reports…';
+  try {
+    const res = await fetch('/api/reports', { headers: authHeaders() });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.errors?.[0]?.message ?? `HTTP ${res.status}`);
+    $('reports').tBodies[0].replaceChildren(
+      ...body.reports.map((r) =>
+        el(
+          'tr',
+          { 'data-report': r.name },
+          el('td', {}, el('button', { type: 'button', class: 'cite', onclick: () => openReport(r) }, r.name)),
+          el('td', {}, r.kind),
+          el('td', {}, el('span', { class: `verdict ${r.status}` }, r.verdict)),
+          el('td', {}, r.instance ?? ''),
+          el('td', {}, r.createdAt ? r.createdAt.slice(0, 16).replace('T', ' ') : ''),
+          el('td', {}, r.files.join(', ')),
+        ),
+      ),
+    );
+    $('reports-status').textContent = body.reports.length ? `${body.reports.length} reports.` : 'No reports in reports/.';
+  } catch (err) {
+    $('reports-status').textContent = `Could not list the reports: ${err.message}`;
+  }
+}
+
+/** In place: the HTML report in a frame (or, with an API key to send, the Markdown fetched as text). */
+async function openReport(r) {
+  $('report-title').textContent = `${r.name} — ${r.verdict}`;
+  $('report-view').hidden = false;
+  const frame = $('report-frame');
+  const text = $('report-text');
+  const keyed = Object.keys(authHeaders()).length > 0;
+  if (r.files.includes('html') && !keyed) {
+    text.hidden = true;
+    frame.hidden = false;
+    frame.src = `/reports/${encodeURIComponent(r.name)}.html`;
+  } else {
+    frame.hidden = true;
+    frame.removeAttribute('src');
+    const file = r.files.includes('md') ? 'md' : 'json';
+    const res = await fetch(`/reports/${encodeURIComponent(r.name)}.${file}`, { headers: authHeaders() });
+    text.textContent = res.ok ? await res.text() : `Could not open the report (HTTP ${res.status}).`;
+    text.hidden = false;
+  }
+  $('report-view').scrollIntoView?.();
+}
+
+// ---------------------------------------------------------------- index state
+
+let indexTimer;
+async function loadIndexState() {
+  clearTimeout(indexTimer);
+  let list;
+  try {
+    list = (await gql(INSTANCES)).instances;
+  } catch (err) {
+    $('index-status').textContent = `Could not read the index state: ${err.message}`;
+    return;
+  }
+  const count = (i, c) => String(i.chunks.find((x) => x.collection === c)?.chunks ?? 0);
+  const job = (j) => (!j ? 'none' : `${j.state}${j.phase ? ` (${j.phase})` : ''}: ${j.done} / ${j.total}${j.total ? ` (${Math.floor((100 * j.done) / j.total)}%)` : ''}`);
+  $('index-state').tBodies[0].replaceChildren(
+    ...list.map((i) =>
+      el(
+        'tr',
+        { 'data-instance': i.name },
+        el('th', { scope: 'row' }, i.name),
+        el('td', { class: 'num' }, i.indexed ? String(i.totalChunks) : 'not indexed'),
+        el('td', { class: 'num' }, count(i, 'docs')),
+        el('td', { class: 'num' }, count(i, 'code')),
+        el('td', { class: 'num' }, count(i, 'issues')),
+        el('td', {}, i.model ?? ''),
+        el('td', {}, i.lastIndexed ?? ''),
+        el('td', {}, i.storeKind),
+        el('td', { class: 'job' }, i.job ? el('progress', { max: String(i.job.total || 1), value: String(i.job.done) }) : '', ' ', job(i.job)),
+      ),
+    ),
+  );
+  const running = list.some((i) => i.job && (i.job.state === 'running' || i.job.state === 'queued'));
+  $('index-status').textContent = running ? 'An index job is running; refreshed every 2 s.' : `Read at ${new Date().toLocaleTimeString()}.`;
+  // While a job runs, its progress is followed.
+  if (running && !$('view-index').hidden) indexTimer = setTimeout(loadIndexState, 2000);
+}
+
+for (const tab of document.querySelectorAll('.view-tab')) tab.addEventListener('click', () => showView(tab.dataset.view));
 $('instance').addEventListener('change', showInstance);
 $('ask-form').addEventListener('submit', async (event) => {
   event.preventDefault();

