@@ -8,8 +8,8 @@ import type { QuestionResult } from './report/types.ts';
  * Per-question results kept between runs (#13 item 9), so an A/B does not re-run A and a run cut
  * short resumes where it stopped. A result is reused only when everything that makes it is the
  * same: the resolved config (its hash), the index (store location and generation), the model,
- * generator and judge ids, the dataset file's sha256, and the code (commit plus any uncommitted
- * change to tracked files). Anything else different is a different key, so a stale result cannot
+ * generator and judge ids, the dataset file's sha256, and the code (every tracked file but reports
+ * and Markdown, as it is in the working tree). Anything else different is a different key, so a stale result cannot
  * be served; outside a git checkout the code cannot be identified and nothing is cached.
  *
  * One JSON Lines file per key under the cache directory, appended after each question, so nothing
@@ -17,13 +17,24 @@ import type { QuestionResult } from './report/types.ts';
  * that made it; the caller must not compare it with fresh timings.
  */
 
-/** The code the results come from: HEAD and a hash of the uncommitted diff of tracked files; undefined outside git. */
+/**
+ * Paths that never change a result: the committed reports (an A/B writes its own there) and prose
+ * (Markdown). Datasets are in the key by their own sha256.
+ */
+const NOT_CODE = [':(exclude)reports', ':(exclude)*.md'];
+
+/**
+ * The code the results come from: the blob ids of the tracked files (as staged) and any unstaged
+ * change to them, reports and Markdown left out — so committing a report or editing the README
+ * keeps the cache, and any change to code or config does not. Undefined outside git.
+ */
 export function codeVersion(root: string): string | undefined {
   try {
     const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'buffer', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 });
-    const head = git(['rev-parse', 'HEAD']).toString('utf8').trim();
-    const diff = git(['diff', 'HEAD', '--binary']);
-    return diff.length === 0 ? head : `${head}+${crypto.createHash('sha256').update(diff).digest('hex').slice(0, 16)}`;
+    const hash = crypto.createHash('sha256');
+    hash.update(git(['ls-files', '-s', '--', '.', ...NOT_CODE]));
+    hash.update(git(['diff', '--binary', '--', '.', ...NOT_CODE]));
+    return hash.digest('hex').slice(0, 16);
   } catch {
     return undefined;
   }

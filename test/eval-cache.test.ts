@@ -96,6 +96,17 @@ describe('evaluation result cache', () => {
     expect((await run()).calls).toEqual([]);
   });
 
+  it('keeps the cache across commits of reports and prose', async () => {
+    const before = codeVersion(p.dir)!;
+    fs.mkdirSync(path.join(p.dir, 'reports'), { recursive: true });
+    fs.writeFileSync(path.join(p.dir, 'README.md'), '# demo\n');
+    fs.writeFileSync(path.join(p.dir, 'reports/ab.md'), '| a | b |\n');
+    git('add', '-f', 'README.md', 'reports/ab.md');
+    git('commit', '-qm', 'a report and a readme');
+    expect(codeVersion(p.dir)).toBe(before);
+    expect((await run()).calls).toEqual([]);
+  });
+
   it('the key changes with each part', () => {
     const parts = { configHash: 'c', index: 'sqlite:/x:1', model: 'm', generator: 'g', judge: 'none', datasetSha256: 'd', code: 'abc' };
     const key = resultKey(parts);
