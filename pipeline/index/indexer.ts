@@ -203,7 +203,9 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
     ifGeneration: generation,
     meta: { ...input.extraMeta, model: embedder.id, dims: String(embedder.dims), indexedAt: when, chunks: String(current.length) },
   });
-  cache.retain(embedder.id, new Set(current.map(vectorKey)));
+  // The index's vectors are the last to go; the others stay (a file included again costs nothing) within the bound.
+  cache.touch(embedder.id, new Set(current.map(vectorKey)));
+  cache.evict();
   progress({ phase: 'write', done: 1, total: 1 });
   summary.seconds = (Date.now() - started) / 1000;
   return summary;
