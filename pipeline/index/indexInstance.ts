@@ -101,6 +101,7 @@ async function indexLocked(o: IndexInstanceOptions): Promise<IndexSummary> {
       generation,
       cache,
       chunking,
+      collections: [...selected],
       batchSize: config.embedding.batchSize,
       dryRun: o.dryRun,
       onProgress: o.onProgress,
