@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../pipeline/config/load.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { indexInstance } from '../pipeline/index/indexInstance.ts';
+import type { IndexSummary } from '../pipeline/index/indexer.ts';
 import { openStore, resolvePaths } from '../pipeline/instance.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { makeProject, type TestProject } from './support/cli.ts';
@@ -73,7 +74,7 @@ async function contents(p: TestProject) {
 }
 
 /** A summary without its time. */
-const stable = ({ seconds: _, ...s }: { seconds: number } & Record<string, unknown>) => s;
+const stable = ({ seconds: _, ...s }: IndexSummary) => s;
 
 describe('re-indexing unchanged files', () => {
   it('chunks nothing when nothing changed, and the index and summary are the same', async () => {
