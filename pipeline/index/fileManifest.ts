@@ -38,6 +38,12 @@ export function chunkingFingerprint(embedder: { id: string; window: number }, ch
   return JSON.stringify({ version: CHUNKING_VERSION, embedder: embedder.id, window: embedder.window, maxTokens: chunking.maxTokens, lineWindow: chunking.lineWindow });
 }
 
+/** The meta without the file record (for reports and displays: it is large and only for the indexer). */
+export function withoutFileRecord(meta: Record<string, string>): Record<string, string> {
+  const { [FILES_META_KEY]: _, ...rest } = meta;
+  return rest;
+}
+
 /** The manifest recorded in the meta; an empty one when there is none or it cannot be read (everything is then chunked). */
 export function readManifest(meta: Record<string, string>): FileManifest {
   try {

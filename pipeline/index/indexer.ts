@@ -3,7 +3,7 @@ import { contentHash } from '../chunking/ids.ts';
 import { chunkDocument } from '../chunking/index.ts';
 import { countSkipped, type FileScan, type SkippedFile } from '../sources/files.ts';
 import { COLLECTIONS, type Chunk, type ChunkingOptions, type Collection, type Document, type Embedder, type StoredChunk } from '../types.ts';
-import { chunkingFingerprint, describe, FILES_META_KEY, readManifest, unchangedEntry, type FileManifest } from './fileManifest.ts';
+import { chunkingFingerprint, describe, FILES_META_KEY, readManifest, unchangedEntry, type FileEntry, type FileManifest } from './fileManifest.ts';
 import type { VectorCache } from './vectorCache.ts';
 
 /**
@@ -119,7 +119,11 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
   // Files of collections this run does not cover keep their entries (their chunks are passed through).
   for (const [p, e] of Object.entries(previous.files)) if (previous.fingerprint === fingerprint && !covered.has(e.collection)) manifest.files[p] = e;
   const docs: Document[] = input.scan.documents;
-  const unchanged = new Map(docs.flatMap((d) => ((e) => (e ? [[d.path, e] as const] : []))(unchangedEntry(previous, fingerprint, d))));
+  const unchanged = new Map<string, FileEntry>();
+  for (const doc of docs) {
+    const entry = unchangedEntry(previous, fingerprint, doc);
+    if (entry) unchanged.set(doc.path, entry);
+  }
   const stored = new Map((await store.get([...unchanged.values()].flatMap((e) => e.ids))).map((c) => [c.id, c]));
   const chunks: Chunk[] = [];
   const failedPaths = new Set<string>();
