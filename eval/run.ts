@@ -1,6 +1,7 @@
 import type { EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import type { Context, Generator } from '../pipeline/answer/types.ts';
+import { withoutFileRecord } from '../pipeline/index/fileManifest.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
 import { languageGap } from './languageGap.ts';
@@ -214,7 +215,8 @@ export async function summarizeRun(target: EvalTarget, questions: EvalQuestion[]
     judge: target.judge?.id ?? 'none',
     ...(judgeCalibration ? { judgeCalibration } : {}),
     ...(judgeCalibration ? { judgeCalibration } : {}),
-    index: { chunks, meta: await target.store.meta() },
+    // Without the per-file chunk record (hundreds of KB): the report says what the index is, not how it was made.
+    index: { chunks, meta: withoutFileRecord(await target.store.meta()) },
     questions: results,
     aggregates: aggregate(results, METRIC_NAMES, stats),
     truncation: await truncationSuite(target.store, target.embedder.window),

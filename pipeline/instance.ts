@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { CitaConfig } from './config/schema.ts';
 import { createEmbedder } from './embedding/create.ts';
 import { pidAlive } from './index/indexLock.ts';
+import { contentHash } from './chunking/ids.ts';
 import { VectorCache } from './index/vectorCache.ts';
 import { scanFiles, type FileScan } from './sources/files.ts';
 import type { ElasticsearchStoreOptions } from './store/elasticsearch.ts';
@@ -27,14 +28,24 @@ export interface InstancePaths {
    * so it only keeps out runs that share this project root; the generation check covers the rest.
    */
   lock: string;
-  /** Vectors already paid for, reused across runs (see VectorCache). */
+  /** Vectors already paid for, reused across runs and by every instance of the checkout (see VectorCache). */
   vectorCache: string;
+  /** Where an older cita kept this instance's own vector cache (taken over once). */
+  legacyVectorCache?: string;
   models: string;
 }
 
 /** A config path: absolute as given, else relative to the project root. */
 export function resolveIn(root: string, p: string): string {
   return path.isAbsolute(p) ? p : path.join(root, p);
+}
+
+/**
+ * The vector cache of a checkout, shared by every instance over it (an A/B of corpus configs included):
+ * `.cita/vectors/<checkout name>-<hash of its path>.sqlite` under the project root.
+ */
+export function vectorCachePath(root: string, checkout: string): string {
+  return path.join(root, '.cita', 'vectors', `${path.basename(checkout)}-${contentHash(path.resolve(checkout)).slice(0, 12)}.sqlite`);
 }
 
 export function resolvePaths(config: CitaConfig, root: string): InstancePaths {
@@ -45,7 +56,8 @@ export function resolvePaths(config: CitaConfig, root: string): InstancePaths {
     checkout: abs(config.repository.path),
     store,
     lock: `${store}.lock`,
-    vectorCache: path.join(path.dirname(store), 'vectors.sqlite'),
+    vectorCache: vectorCachePath(root, abs(config.repository.path)),
+    legacyVectorCache: path.join(path.dirname(store), 'vectors.sqlite'),
     models: abs(config.embedding.dir),
   };
 }
@@ -207,8 +219,8 @@ function discardStaleRebuilds(paths: InstancePaths): void {
   }
 }
 
-export function openVectorCache(paths: InstancePaths): VectorCache {
-  return VectorCache.open(paths.vectorCache);
+export function openVectorCache(config: CitaConfig, paths: InstancePaths): VectorCache {
+  return VectorCache.open(paths.vectorCache, { maxBytes: config.embedding.cacheMB * 1024 * 1024, legacy: paths.legacyVectorCache ? [paths.legacyVectorCache] : [] });
 }
 
 /** Whether an index exists for the instance (without creating one); for Elasticsearch, asks the cluster. */

@@ -15,6 +15,8 @@ export interface Document {
   /** Docs: `markdown | rst | asciidoc | text`; code: `python | typescript | tsx | javascript | go | rust | java | text`. */
   format: string;
   metadata?: Record<string, unknown>;
+  /** A file's size and modification time when it was read, for skipping unchanged files (fileManifest.ts). */
+  file?: { size: number; mtimeMs: number };
 }
 
 /** Where a chunk comes from, precise enough for a person to check. */

@@ -395,3 +395,19 @@ describe('SqliteStore with a writer in another process', () => {
     expect(integrity(file)).toEqual(['ok']);
   });
 });
+
+describe('SqliteStore bm25 cost (#14 item 4)', () => {
+  it('runs FTS5 at most twice per search, however many chunks tie at the k-th place', async () => {
+    const statements: string[] = [];
+    const store = SqliteStore.open(tempFile(), { dims: CONTRACT_DIMS, trace: (sql) => statements.push(sql) });
+    // 300 copies of one text (a licence header, a vendored file): equal scores, ordered by id.
+    const copies = Array.from({ length: 300 }, (_, i) => makeChunk(`copy-${String(i).padStart(3, '0')}`, 'code', 'the skip marker skips a test'));
+    await store.upsert([...copies, makeChunk('other', 'code', 'a fixture for the test')]);
+    statements.length = 0;
+    const hits = await store.bm25('code', 'skip marker', 10);
+    expect(hits.map((h) => h.chunk.id)).toEqual(copies.slice(0, 10).map((c) => c.id));
+    // Before: a top-n query run again with n doubled while the n-th tied the 10th (11, 22, … 352: six runs).
+    expect(statements.filter((sql) => /\bMATCH\b/.test(sql)).length).toBeLessThanOrEqual(2);
+    await store.close();
+  });
+});

@@ -60,7 +60,7 @@ function printSummary(s: IndexSummary): void {
     .join(', ');
   if (skipped) out.write(`  skipped: ${skipped}\n`);
   out.write(
-    `  plan: +${s.plan.added} new, -${s.plan.removed} removed, ${s.plan.unchanged} unchanged; embedded ${s.plan.embedded}, reused ${s.plan.fromCache} cached vectors\n`,
+    `  plan: +${s.plan.added} new, -${s.plan.removed} removed, ${s.plan.unchanged} unchanged; embedded ${s.plan.embedded}, reused ${s.plan.fromCache} cached vectors; ${s.plan.reusedFiles} unchanged files not re-chunked\n`,
   );
   for (const w of s.warnings) out.write(`  warning: ${w}\n`);
   for (const f of s.failed) out.write(`  FAILED ${f.path}: ${f.error} (previous chunks kept)\n`);

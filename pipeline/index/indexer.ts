@@ -2,7 +2,8 @@ import type { Store } from '../store/store.ts';
 import { contentHash } from '../chunking/ids.ts';
 import { chunkDocument } from '../chunking/index.ts';
 import { countSkipped, type FileScan, type SkippedFile } from '../sources/files.ts';
-import type { Chunk, ChunkingOptions, Collection, Document, Embedder, StoredChunk } from '../types.ts';
+import { COLLECTIONS, type Chunk, type ChunkingOptions, type Collection, type Document, type Embedder, type StoredChunk } from '../types.ts';
+import { chunkingFingerprint, describe, FILES_META_KEY, readManifest, unchangedEntry, type FileEntry, type FileManifest } from './fileManifest.ts';
 import type { VectorCache } from './vectorCache.ts';
 
 /**
@@ -42,7 +43,7 @@ export interface IndexSummary {
   skipped: Partial<Record<string, number>>;
   skippedFiles: SkippedFile[];
   unmatchedFiles: number;
-  plan: { added: number; removed: number; unchanged: number; embedded: number; fromCache: number };
+  plan: { added: number; removed: number; unchanged: number; embedded: number; fromCache: number; reusedFiles: number };
   /** Notes from chunking, e.g. a line too long for the window that had to be cut between words. */
   warnings: string[];
   /** Files whose chunking failed, with the error; their previous chunks are kept. */
@@ -69,6 +70,8 @@ export interface IndexInput {
   generation?: string;
   cache: VectorCache;
   chunking: ChunkingOptions;
+  /** The collections `scan` covers (default all): the file records of the others are kept as they are. */
+  collections?: Collection[];
   batchSize: number;
   dryRun?: boolean;
   onProgress?: (p: IndexProgress) => void;
@@ -97,24 +100,55 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
     skipped: countSkipped(input.scan.skipped),
     skippedFiles: input.scan.skipped,
     unmatchedFiles: input.scan.unmatched,
-    plan: { added: 0, removed: 0, unchanged: 0, embedded: 0, fromCache: 0 },
+    plan: { added: 0, removed: 0, unchanged: 0, embedded: 0, fromCache: 0, reusedFiles: 0 },
     warnings: [...(input.extraWarnings ?? [])],
     failed: [],
     seconds: 0,
   };
 
-  // 1. Chunk every document.
+  // Before the first read the plan depends on.
+  const generation = input.generation ?? (await store.generation());
+  const meta = await store.meta();
+  const sameModel = !meta.model || meta.model === embedder.id;
+
+  // 1. Chunk every document, except files unchanged since the run that wrote the index (their chunks are the index's).
+  const fingerprint = chunkingFingerprint(embedder, input.chunking);
+  const previous = readManifest(meta);
+  const manifest: FileManifest = { fingerprint, files: {} };
+  const covered = new Set(input.collections ?? COLLECTIONS);
+  // Files of collections this run does not cover keep their entries (their chunks are passed through).
+  for (const [p, e] of Object.entries(previous.files)) if (previous.fingerprint === fingerprint && !covered.has(e.collection)) manifest.files[p] = e;
+  const docs: Document[] = input.scan.documents;
+  const unchanged = new Map<string, FileEntry>();
+  for (const doc of docs) {
+    const entry = unchangedEntry(previous, fingerprint, doc);
+    if (entry) unchanged.set(doc.path, entry);
+  }
+  const stored = new Map((await store.get([...unchanged.values()].flatMap((e) => e.ids))).map((c) => [c.id, c]));
   const chunks: Chunk[] = [];
   const failedPaths = new Set<string>();
-  const docs: Document[] = input.scan.documents;
   for (const [i, doc] of docs.entries()) {
     progress({ phase: 'chunk', done: i, total: docs.length, item: doc.path });
+    const entry = unchanged.get(doc.path);
+    const reused = entry?.ids.map((id) => stored.get(id));
+    if (entry && reused?.every((c) => c !== undefined)) {
+      chunks.push(...(reused as Chunk[]));
+      summary.warnings.push(...entry.warnings);
+      manifest.files[doc.path] = entry;
+      summary.plan.reusedFiles++;
+      continue;
+    }
+    const warnings: string[] = [];
     try {
-      chunks.push(...(await chunkDocument(doc, embedder, input.chunking, (m) => summary.warnings.push(m))));
+      const made = await chunkDocument(doc, embedder, input.chunking, (m) => warnings.push(m));
+      chunks.push(...made);
+      const now = describe(doc);
+      if (now) manifest.files[doc.path] = { ...now, ids: made.map((c) => c.id), warnings };
     } catch (err) {
       failedPaths.add(doc.path);
       summary.failed.push({ path: doc.path, error: err instanceof Error ? err.message : String(err) });
     }
+    summary.warnings.push(...warnings);
   }
   progress({ phase: 'chunk', done: docs.length, total: docs.length });
   chunks.push(...(input.extraChunks ?? []));
@@ -145,9 +179,6 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
   }
 
   // 2. Plan against what the store holds. A model change re-embeds everything.
-  const generation = input.generation ?? (await store.generation());
-  const meta = await store.meta();
-  const sameModel = !meta.model || meta.model === embedder.id;
   const existing = new Set(await store.ids());
   const toAdd = current.filter((c) => !sameModel || !existing.has(c.id));
   const keepIds = new Set(current.map((c) => c.id));
@@ -201,9 +232,18 @@ export async function runIndex(input: IndexInput): Promise<IndexSummary> {
     upsert,
     delete: toDelete,
     ifGeneration: generation,
-    meta: { ...input.extraMeta, model: embedder.id, dims: String(embedder.dims), indexedAt: when, chunks: String(current.length) },
+    meta: {
+      ...input.extraMeta,
+      model: embedder.id,
+      dims: String(embedder.dims),
+      indexedAt: when,
+      chunks: String(current.length),
+      [FILES_META_KEY]: JSON.stringify(manifest),
+    },
   });
-  cache.retain(embedder.id, new Set(current.map(vectorKey)));
+  // The index's vectors are the last to go; the others stay (a file included again costs nothing) within the bound.
+  cache.touch(embedder.id, new Set(current.map(vectorKey)));
+  cache.evict();
   progress({ phase: 'write', done: 1, total: 1 });
   summary.seconds = (Date.now() - started) / 1000;
   return summary;

@@ -155,8 +155,10 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
         continue;
       }
       let bytes: Buffer;
+      let stat: fs.Stats;
       try {
-        const early = skipBeforeReading(rel, fs.statSync(abs).size, options.maxFileBytes);
+        stat = fs.statSync(abs);
+        const early = skipBeforeReading(rel, stat.size, options.maxFileBytes);
         if (early) {
           scan.skipped.push({ path: rel, ...early });
           continue;
@@ -181,7 +183,7 @@ export function scanFiles(checkout: string, options: WalkOptions): FileScan {
         continue;
       }
       const format = target.collection === 'code' ? codeFormat(rel) : docFormat(rel);
-      scan.documents.push({ collection: target.collection, path: rel, text, format });
+      scan.documents.push({ collection: target.collection, path: rel, text, format, file: { size: stat.size, mtimeMs: stat.mtimeMs } });
     }
   };
   walk(checkout, '', []);

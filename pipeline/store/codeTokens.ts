@@ -78,17 +78,26 @@ export function expandIdentifiers(text: string): string {
 }
 
 /**
- * A safe FTS5 MATCH expression for free user text: the OR of every word and identifier (whole and
- * its parts), each in double quotes so that operators (`AND`, `NEAR`, `-`, `:`, `*`, `^`) and stray
- * punctuation are plain text. `""` when nothing is searchable; callers then return no hits.
- * A dotted path stays one quoted phrase (`"os.path.join"`) so an exact mention ranks first.
+ * The terms of free user text, each once, in order: every word and identifier (whole, then its
+ * parts). A dotted path stays one term (`os.path.join`, a phrase to FTS5) so an exact mention ranks first.
  */
-export function ftsQuery(query: string): string {
+export function ftsTerms(query: string): string[] {
   const terms = new Set<string>();
   forEachIdentifierPath(query, (path) => {
     if (!HAS_LETTER_OR_DIGIT.test(path)) return;
     terms.add(path.toLowerCase());
     identifierTokens(path, (t) => terms.add(t));
   });
-  return [...terms].map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+  return [...terms];
+}
+
+/**
+ * A safe FTS5 MATCH expression for free user text: the OR of `ftsTerms`, each in double quotes so
+ * that operators (`AND`, `NEAR`, `-`, `:`, `*`, `^`) and stray punctuation are plain text. `""` when
+ * nothing is searchable; callers then return no hits.
+ */
+export function ftsQuery(query: string): string {
+  return ftsTerms(query)
+    .map((t) => `"${t.replaceAll('"', '""')}"`)
+    .join(' OR ');
 }

@@ -1,0 +1,136 @@
+/**
+ * Why the SQLite store's BM25 is slow on a large collection (#14 item 4), query by query, every plan
+ * against the store's plan before #14 item 4 (FTS5's `bm25()` over the OR of the question's terms,
+ * top n, run again with n doubled while the n-th tied the k-th) in the same run: the store's
+ * `bm25()` now (one FTS5 run, every row tied at the k-th kept), FTS5 matching the same OR without
+ * ranking (`count(*)`: the least any plan that evaluates the OR costs, "FTS5's own speed"), and an
+ * exact phrase-by-phrase MaxScore (bench/support/bm25MaxScore.ts). Hits and scores of the store and
+ * of MaxScore are checked equal to the old plan's on every query. Figures by number of terms.
+ *
+ *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>]
+ *
+ * Data as bench/store-compare.ts: the pytest chunks (`cita index pytest` first) cycled to `chunks`
+ * in the `code` collection (vectors are not used here). `--file`: an index built so before (kept).
+ * Queries: the 144 questions of ../shared/datasets/pytest, k = 10, 20 warm-up queries first, each
+ * plan once per query, in turn. Prints figures, asserts nothing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.ts';
+import { findRoot, loadConfig } from '../pipeline/config/load.ts';
+import { resolvePaths } from '../pipeline/instance.ts';
+import { ftsQuery, ftsTerms } from '../pipeline/store/codeTokens.ts';
+import { SqliteStore } from '../pipeline/store/sqlite.ts';
+import { topK } from '../pipeline/store/topK.ts';
+import { FtsBm25 } from './support/bm25MaxScore.ts';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { file: { type: 'string' } } });
+const size = Number(positionals[0] ?? 200_000);
+const K = 10;
+const WARMUP = 20;
+const root = findRoot();
+
+async function build(file: string): Promise<void> {
+  const { config } = loadConfig('pytest', { root });
+  const source = SqliteStore.open(resolvePaths(config, root).store, { dims: 384 });
+  const base = await source.get(await source.ids());
+  await source.close();
+  const store = SqliteStore.open(file, { dims: 384 });
+  // BM25 ignores vectors; a constant one keeps the load fast.
+  const vector = new Float32Array(384).fill(1 / Math.sqrt(384));
+  for (let i = 0; i < size; i += 20_000) {
+    const batch = [];
+    for (let j = i; j < Math.min(size, i + 20_000); j++) {
+      const b = base[j % base.length]!;
+      batch.push({ ...b, collection: 'code' as const, id: `s${j}`, citation: { ...b.citation, path: `${b.citation.path}#${Math.floor(j / base.length)}` }, vector });
+    }
+    await store.upsert(batch);
+  }
+  await store.close();
+}
+
+const dir = values.file ? undefined : mkdtempSync(path.join(tmpdir(), 'cita-bm25-plans-'));
+const file = values.file ?? path.join(dir!, 'index.sqlite');
+try {
+  if (!values.file) await build(file);
+  const store = SqliteStore.open(file, { dims: 384 });
+  const db = new Database(file, { readonly: true });
+  const count = db.prepare(`SELECT count(*) FROM fts_code WHERE fts_code MATCH ?`).pluck();
+  const before = db.prepare(
+    `SELECT rowid AS seq, -bm25(fts_code, 2.0, 1.0, 1.0) AS score FROM fts_code WHERE fts_code MATCH :match ORDER BY score DESC, rowid LIMIT :n`,
+  );
+  const idOfSeq = db.prepare(`SELECT id FROM chunks WHERE seq = ?`).pluck();
+  const idOf = db.prepare(`SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))`).raw();
+  const maxScore = new FtsBm25({
+    db,
+    table: 'fts_code',
+    weights: [2.0, 1.0, 1.0],
+    ids: (rowids) => new Map(idOf.all(JSON.stringify(rowids)) as [number, string][]),
+    generation: () => 0,
+  });
+  const data = path.resolve(root, '../shared/datasets/pytest');
+  const questions = [
+    ...loadJsonl(path.join(data, 'issue-localization.jsonl'), localizationRecord),
+    ...loadJsonl(path.join(data, 'code-qa.jsonl'), codeQaRecord),
+  ].map((r) => r.question);
+  const chunks = await store.count('code');
+
+  const plans = {
+    before: async (q: string) =>
+      (
+        await topK(
+          (n) => (before.all({ match: ftsQuery(q), n }) as { seq: number; score: number }[]).map((r) => ({ chunk: { id: idOfSeq.get(r.seq) as string }, score: r.score }) as never),
+          K,
+          Number.MAX_SAFE_INTEGER,
+        )
+      ).hits.map((h) => [h.chunk.id, h.score]),
+    'store bm25()': async (q: string) => (await store.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]),
+    'FTS5 match only': (q: string) => count.get(ftsQuery(q)),
+    'MaxScore (exact)': (q: string) => db.transaction(() => maxScore.search(ftsTerms(q), K).map((h) => [h.id, h.score]))(),
+  };
+  for (const q of questions.slice(0, WARMUP)) for (const plan of Object.values(plans)) await plan(q);
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(plans).map((p) => [p, []]));
+  let equalStore = 0;
+  let equalMaxScore = 0;
+  for (const q of questions) {
+    const results: Record<string, unknown> = {};
+    for (const [name, plan] of Object.entries(plans)) {
+      const t = performance.now();
+      results[name] = await plan(q);
+      times[name]!.push(performance.now() - t);
+    }
+    const reference = JSON.stringify(results.before);
+    if (JSON.stringify(results['store bm25()']) === reference) equalStore++;
+    if (JSON.stringify(results['MaxScore (exact)']) === reference) equalMaxScore++;
+  }
+
+  const terms = questions.map((q) => ftsTerms(q).length);
+  const buckets: [string, (n: number) => boolean][] = [
+    ['all', () => true],
+    ['≤16 terms', (n) => n <= 16],
+    ['17–64 terms', (n) => n > 16 && n <= 64],
+    ['>64 terms', (n) => n > 64],
+  ];
+  const pct = (t: number[], p: number) => [...t].sort((a, b) => a - b)[Math.min(t.length - 1, Math.floor(p * t.length))]!;
+  const sum = (t: number[]) => t.reduce((a, b) => a + b, 0);
+  console.log(`bm25 plans: ${chunks} chunks (code), ${questions.length} questions, k=${K}; terms per question: median ${pct(terms, 0.5)}, max ${Math.max(...terms)}`);
+  console.log(`hits and scores equal to before: store ${equalStore}/${questions.length}, MaxScore ${equalMaxScore}/${questions.length}`);
+  for (const [label, keep] of buckets) {
+    const idx = terms.flatMap((n, i) => (keep(n) ? [i] : []));
+    if (idx.length === 0) continue;
+    const base = sum(idx.map((i) => times.before![i]!));
+    const cells = Object.keys(plans).map((name) => {
+      const t = idx.map((i) => times[name]![i]!);
+      return `${name} p50 ${pct(t, 0.5).toFixed(1)} p95 ${pct(t, 0.95).toFixed(1)} ms (×${(sum(t) / base).toFixed(2)})`;
+    });
+    console.log(`${label.padEnd(12)} n=${String(idx.length).padStart(3)} | ${cells.join(' | ')}`);
+  }
+  await store.close();
+  db.close();
+} finally {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
