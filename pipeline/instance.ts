@@ -76,6 +76,7 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
     model: config.embedding.model,
     prefixes: config.embedding.prefixes,
     isolate: config.embedding.isolate,
+    threads: config.embedding.threads,
   });
 }
 
