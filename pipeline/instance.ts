@@ -87,6 +87,8 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
     batchSize: config.embedding.batchSize,
     model: config.embedding.model,
     prefixes: config.embedding.prefixes,
+    isolate: config.embedding.isolate,
+    threads: config.embedding.threads,
   });
 }
 

