@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CitaConfig } from './config/schema.ts';
 import { createEmbedder } from './embedding/create.ts';
+import { FILES_META_KEY, withoutFileRecord } from './index/fileManifest.ts';
 import { pidAlive } from './index/indexLock.ts';
 import { contentHash } from './chunking/ids.ts';
 import { VectorCache } from './index/vectorCache.ts';
@@ -227,6 +228,11 @@ export function openVectorCache(config: CitaConfig, paths: InstancePaths): Vecto
 }
 
 /** Whether an index exists for the instance (without creating one); for Elasticsearch, asks the cluster. */
+/** The existing index, opened with the vector size it was built with (no model loaded). */
+export async function openIndex(config: CitaConfig, paths: InstancePaths, meta?: Record<string, string>): Promise<Store> {
+  return openStore(config, paths, Number((meta ?? (await readMeta(config, paths))).dims ?? 384));
+}
+
 export async function hasIndex(config: CitaConfig, paths: InstancePaths): Promise<boolean> {
   if (config.store.kind === 'elasticsearch') return (await readElasticsearchMeta(config, paths)) !== null;
   return fs.existsSync(paths.store);
@@ -237,12 +243,16 @@ async function readElasticsearchMeta(config: CitaConfig, paths: InstancePaths): 
   return ElasticsearchStore.readMeta(await elasticsearchOptions(config, paths, 1));
 }
 
-/** The index's own metadata (model, dims, time), read without loading a model; empty when there is none. */
+/**
+ * The index's own metadata (model, dims, time), read without loading a model; empty when there is
+ * none. The indexer's per-file record (hundreds of KB on a large checkout) is left out: the page
+ * polls this every few seconds and only the indexer reads the record (through `store.meta()`).
+ */
 export async function readMeta(config: CitaConfig, paths: InstancePaths): Promise<Record<string, string>> {
-  if (config.store.kind === 'elasticsearch') return (await readElasticsearchMeta(config, paths)) ?? {};
+  if (config.store.kind === 'elasticsearch') return withoutFileRecord((await readElasticsearchMeta(config, paths)) ?? {});
   const db = new Database(paths.store, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare('SELECT key, value FROM meta WHERE key <> ?').all(GENERATION_KEY) as { key: string; value: string }[];
+    const rows = db.prepare('SELECT key, value FROM meta WHERE key NOT IN (?, ?)').all(GENERATION_KEY, FILES_META_KEY) as { key: string; value: string }[];
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   } catch {
     return {};

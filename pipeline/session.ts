@@ -5,7 +5,7 @@ import type { AskDeps } from './answer/ask.ts';
 import type { Generator } from './answer/types.ts';
 import { findRoot, listInstances, loadConfig } from './config/load.ts';
 import type { CitaConfig } from './config/schema.ts';
-import { hasIndex, openEmbedder, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
+import { hasIndex, openEmbedder, openIndex, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
 import { withQueryCache } from './embedding/queryCache.ts';
 import { FairQueue } from './fairQueue.ts';
 import { IndexDamagedError, type Store } from './store/store.ts';
@@ -267,7 +267,7 @@ export class Sessions {
     if (session) await this.get(name);
     const shared = session?.store;
     const release = shared && this.acquire(shared);
-    const store = shared ?? (await openStore(config, paths, Number(meta.dims ?? 384)));
+    const store = shared ?? (await openIndex(config, paths, meta));
     try {
       for (const c of COLLECTIONS) chunks[c] = await store.count(c);
     } finally {

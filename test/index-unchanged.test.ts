@@ -5,7 +5,8 @@ import { loadConfig } from '../pipeline/config/load.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { indexInstance } from '../pipeline/index/indexInstance.ts';
 import type { IndexSummary } from '../pipeline/index/indexer.ts';
-import { openStore, resolvePaths } from '../pipeline/instance.ts';
+import { FILES_META_KEY } from '../pipeline/index/fileManifest.ts';
+import { openIndex, openStore, readMeta, resolvePaths } from '../pipeline/instance.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { makeProject, type TestProject } from './support/cli.ts';
 
@@ -90,6 +91,18 @@ describe('re-indexing unchanged files', () => {
     expect(again.summary.plan).toMatchObject({ added: 0, removed: 0, embedded: 0 });
     expect(stable(again.summary)).toEqual({ ...stable(first.summary), plan: { ...first.summary.plan, added: 0, unchanged: first.summary.chunks, embedded: 0, fromCache: 0, reusedFiles: 3 } });
     expect(await contents(p)).toEqual(before);
+    // The per-file record is the indexer's: readMeta (what the page polls) leaves it out.
+    const { config } = loadConfig('demo', { root: p.dir });
+    const paths = resolvePaths(config, p.dir);
+    const store = await openIndex(config, paths);
+    try {
+      expect(Object.keys(await store.meta())).toContain(FILES_META_KEY);
+    } finally {
+      await store.close();
+    }
+    const meta = await readMeta(config, paths);
+    expect(meta).toMatchObject({ model: 'hashing-384', dims: '384' });
+    expect(Object.keys(meta)).not.toContain(FILES_META_KEY);
   });
 
   it('chunks an edited file again, and only it; the index is that of a fresh run', async () => {

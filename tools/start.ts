@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { hasIndex, openStore, readMeta, resolvePaths } from '../pipeline/instance.ts';
+import { hasIndex, openIndex, resolvePaths } from '../pipeline/instance.ts';
 import { curlLine } from './start/curl.ts';
 import { pickExamples, type Example } from './start/examples.ts';
 
@@ -51,7 +51,7 @@ async function examples(instance: string): Promise<Example[]> {
   const { config } = loadConfig(instance, { root });
   const paths = resolvePaths(config, root);
   if (!(await hasIndex(config, paths))) return [];
-  const store = await openStore(config, paths, Number((await readMeta(config, paths)).dims ?? 384));
+  const store = await openIndex(config, paths);
   try {
     return await pickExamples(store);
   } finally {

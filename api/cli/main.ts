@@ -10,7 +10,7 @@ import { fileRouteMemory } from '../../pipeline/embedding/routeMemory.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
-import { hasIndex, readMeta, openEmbedder, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
+import { hasIndex, openEmbedder, openIndex, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
 import { questionAlpha, searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
@@ -320,7 +320,7 @@ export function buildCli(): Command {
       if (!Number.isInteger(n) || n < 1) throw new UserError(`"${num}" is not an issue number`);
       const { config, paths } = load(instance, opts.set);
       if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
-      const store = await openStore(config, paths, Number((await readMeta(config, paths)).dims ?? 384));
+      const store = await openIndex(config, paths);
       try {
         const chunks = await store.lookupIssue(n);
         if (chunks.length === 0) throw new UserError(`issue #${n} is not indexed for ${config.name}`);
