@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chunkDocument } from './chunking/index.ts';
+import { writeJsonAtomic } from './jsonFile.ts';
 import type { Chunk, ChunkingOptions, Document, Embedder } from './types.ts';
 
 /**
@@ -55,10 +56,7 @@ export function recordThroughput(file: string, model: string, chunks: number, to
   if (chunks < MIN_RECORDED_CHUNKS || chunks * 2 < totalChunks || !(seconds > 0)) return false;
   const data = readFile(file);
   data[model] = { chunks, seconds, at: at.toISOString(), host: os.hostname() };
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  writeJsonAtomic(file, data);
   return true;
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeJsonAtomic } from '../jsonFile.ts';
 import { MODELS, PULL_ROUTES, type ModelRegistry, type ModelSource, type PullRoute } from './provision.ts';
 
 /**
@@ -43,11 +44,7 @@ export function fileRouteMemory(file: string, now = () => new Date()): RouteMemo
     remember(source, reason) {
       const pin = pinOf(source);
       if (!pin) return;
-      const unusable = { ...read(), [pin]: { reason, at: now().toISOString() } };
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, `${JSON.stringify({ unusable }, null, 2)}\n`);
-      fs.renameSync(tmp, file);
+      writeJsonAtomic(file, { unusable: { ...read(), [pin]: { reason, at: now().toISOString() } } });
     },
   };
 }
