@@ -29,7 +29,7 @@ describe('withQueryCache', () => {
     expect(queried).toEqual(['how do I skip a test?']);
     expect([...b!]).toEqual([...a!]);
     expect([...c!]).toEqual([...a!]);
-    expect(cached.cacheHits).toBe(2);
+    expect(cached.hits).toBe(2);
   });
 
   it('keeps at most maxEntries, dropping the least recently used', async () => {
