@@ -82,6 +82,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
     const warmup = Math.min(options.warmup ?? DEFAULT_WARMUP, questions.length);
     const one = options.evaluateOne ?? evaluateQuestion;
     const concurrency = options.concurrency ?? 1;
+    const repeat = options.repeat ?? 1;
     const code = options.cache === false ? undefined : codeVersion(root);
     if (options.cache !== false && code === undefined) options.log('cache: off (not a git checkout: the code behind a result cannot be identified)');
     const cache = code === undefined ? undefined : new ResultCache(options.cacheDir ?? path.join(root, '.cita', 'eval-cache'));
@@ -112,7 +113,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
       order,
       warmup,
       concurrency,
-      repeat: options.repeat ?? 1,
+      repeat,
       indexed: await Promise.all(targets.map((t) => indexedPaths(t.store))),
       evaluate: evaluateCached,
       onQuestion: (i, done, total, r) => options.onQuestion?.(targets[i]!.label, done, total, r),
@@ -136,7 +137,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
         datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
         node: process.version,
         stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations, primary, minEffect: config.eval.minEffect },
-        timing: { order, warmup, ...(concurrency > 1 ? { concurrency } : {}), ...((options.repeat ?? 1) > 1 ? { repeat: options.repeat } : {}) },
+        timing: { order, warmup, ...(concurrency > 1 ? { concurrency } : {}), ...(repeat > 1 ? { repeat } : {}) },
         ...(anyReused ? { reused: reusedTimed } : {}),
       },
       metrics: METRICS,
