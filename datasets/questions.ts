@@ -81,10 +81,21 @@ function majoritySource(files: string[]): Collection {
 /** The shared datasets name a question's translation by its id with the other language suffix. */
 const pairOf = (id: string): string | undefined => /^(.*)-(?:en|es)$/.exec(id)?.[1];
 
+/**
+ * The shared datasets have no split; theirs is given as cita's own are split: by the parity of the
+ * first number of the pair id, odd → dev, even → test (`pytest-cqa-007` → 7 → dev,
+ * `pytest-5104-issue-text` → 5104 → test), so both languages of a pair land in the same half.
+ */
+export function splitByNumber(id: string): 'dev' | 'test' {
+  const n = /(\d+)/.exec(pairOf(id) ?? id)?.[1];
+  return n !== undefined && Number(n) % 2 === 0 ? 'test' : 'dev';
+}
+
 function fromLocalization(r: z.infer<typeof localizationRecord>): EvalRecord {
   return {
     id: r.id,
     pair: pairOf(r.id),
+    split: splitByNumber(r.id),
     lang: r.lang,
     kind: r.kind,
     question: r.question,
@@ -104,6 +115,7 @@ function fromCodeQa(r: z.infer<typeof codeQaRecord>): EvalRecord {
   return {
     id: r.id,
     pair: pairOf(r.id),
+    split: splitByNumber(r.id),
     lang: r.lang,
     kind: r.kind,
     question: r.question,

@@ -101,6 +101,18 @@ describe('cita ask', () => {
     expect(askJson('what does parse_config do?').context.blocks[0].scores.via).toBe('lookup');
   });
 
+  it('with retrieval.router.kind=learned weighs docs against code by the model, and says so', () => {
+    const rules = askJson('How do I skip a test on Windows?');
+    const r = askJson('How do I skip a test on Windows?', '--set', 'retrieval.router.kind=learned');
+    const reason = (r.route.reasons as string[]).at(-1)!;
+    const p = Number(/^learned route: P\(docs\) (\d\.\d\d)/.exec(reason)?.[1]);
+    expect(p).toBeGreaterThan(0.5);
+    expect(r.route.weights.docs).toBe(1);
+    expect(r.route.weights.code).toBeCloseTo((1 - p) / p, 1);
+    expect(r.route.top).toBe('docs');
+    expect(rules.route.reasons.some((x: string) => x.startsWith('learned route'))).toBe(false);
+  });
+
   it('reports the slot distribution of the fusion method in config, or of one set per question', () => {
     const proportional = askJson('How do I install widgets?');
     const rrf = askJson('How do I install widgets?', '--set', 'fusion.method=rrf');

@@ -311,6 +311,18 @@ describe('datasets', () => {
     const loc = loadDataset({ name: 'loc', path: path.join(sharedDatasets, 'pytest/issue-localization.jsonl'), format: 'localization' }, '/');
     expect(loc.questions.find((q) => q.id === 'pytest-5103-issue-ref-es')?.pair).toBe('pytest-5103-issue-ref');
   });
+  it('splits the shared datasets by the number of each pair, both languages in the same half', () => {
+    const loc = loadDataset({ name: 'loc', path: path.join(sharedDatasets, 'pytest/issue-localization.jsonl'), format: 'localization' }, '/');
+    const cqa = loadDataset({ name: 'cqa', path: path.join(sharedDatasets, 'pytest/code-qa.jsonl'), format: 'code-qa' }, '/');
+    expect(loc.questions.find((q) => q.id === 'pytest-5103-issue-ref-es')?.split).toBe('dev');
+    expect(cqa.questions.find((q) => q.id === 'pytest-cqa-002-en')?.split).toBe('test');
+    for (const d of [loc, cqa]) {
+      expect(new Set(d.questions.map((q) => q.split))).toEqual(new Set(['dev', 'test']));
+      const byPair = new Map<string, Set<string | undefined>>();
+      for (const q of d.questions) byPair.set(q.pair!, (byPair.get(q.pair!) ?? new Set()).add(q.split));
+      expect([...byPair.values()].every((s) => s.size === 1)).toBe(true);
+    }
+  });
 });
 
 describe('nightly verdict', () => {

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
-import { fuse, type FusionResult } from '../retrieval/fusion/index.ts';
+import type { FusionResult } from '../retrieval/fusion/index.ts';
+import { collectionFits } from '../retrieval/fusion/proportional.ts';
+import { learnedRoute, routeFeatures, topDense } from '../retrieval/learnedRoute.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
@@ -11,7 +13,10 @@ import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
-import type { BlockScores, Context, Generator, VerifiedAnswer } from './types.ts';
+import { placeContext, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
+import type { Context, Generator, VerifiedAnswer } from './types.ts';
+
+export { RANK_DEPTH, type Ranking } from './ranking.ts';
 
 /**
  * The answer path, one way for data to flow:
@@ -40,32 +45,8 @@ export interface AskOptions {
   retrieveOnly?: boolean;
   /** Depth of `AskResult.ranking` (default RANK_DEPTH). */
   rankDepth?: number;
-}
-
-/**
- * How deep `AskResult.ranking` goes, in chunks: as deep as each retriever's default candidate list
- * (`retrieval.hybrid.candidates`, 50), so ranking metrics at k ≤ 10 never run out of list.
- */
-export const RANK_DEPTH = 50;
-
-/**
- * The ranking the context is cut from, continued past the answer budget: searched chunks in the
- * order they enter the fused list as its size k grows from 1 to `depth` (each collection's hybrid
- * candidates cut to k, fused at k, exactly as a context of budget k is), with lookups placed as in
- * the context. Proportional fusion splits k slots by fit, so its list at k is not a prefix of its
- * list at 50; the order of entry is what stays fixed: the first k chunks of the ranking are the
- * chunks a context of budget k fuses, when each collection's slots only grow with k (fits are
- * measured on the lists cut to k, so a split can shift and a chunk leave; it keeps its place, and
- * the first n chunks are then those of the contexts of budget 1..k). It depends on the question,
- * the index and the retrieval and fusion settings, never on `answer.budget` (while `budget.chunks`
- * ≤ `retrieval.hybrid.candidates`, which sets the candidate pool), so metrics at k over it do not
- * move when the context grows or shrinks. `chunks`: chunk ids, each once; `files`: the distinct
- * files of those chunks (code and docs; issues are not files), in order.
- */
-export interface Ranking {
-  depth: number;
-  chunks: string[];
-  files: string[];
+  /** Keep what retrieval produced (`AskResult.candidates`), so an evaluation can replay the placement. */
+  keepCandidates?: boolean;
 }
 
 export interface AskResult {
@@ -80,6 +61,8 @@ export interface AskResult {
   ranking: Ranking;
   answer?: VerifiedAnswer;
   timings: Record<string, number>;
+  /** With `keepCandidates`: the retrieved lists and lookups the context and ranking were placed from. */
+  candidates?: Candidates;
 }
 
 /** Text of a looked-up issue used as the second-hop query: its title and the start of its body. */
@@ -90,16 +73,6 @@ function issueQuery(chunks: Chunk[]): string {
 
 /** Most symbol definitions placed ahead of retrieval, one per symbol named. */
 const SYMBOL_LOOKUPS = 2;
-/** Definitions of the names pasted text mentions come after this many files found by search, not first. */
-const MENTIONED_AFTER = 3;
-
-/** The position in `ranked` just after its first `n` file blocks (code or docs; issue blocks are not files). */
-function afterFiles(ranked: readonly { chunk: Chunk }[], n: number): number {
-  if (n <= 0) return 0;
-  let files = 0;
-  for (let i = 0; i < ranked.length; i++) if (ranked[i]!.chunk.collection !== 'issues' && ++files === n) return i + 1;
-  return ranked.length;
-}
 
 export async function ask(deps: AskDeps, question: string, options: AskOptions = {}): Promise<AskResult> {
   const { config, store, embedder } = deps;
@@ -121,8 +94,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   // Direct lookups: an issue by number, a symbol by name; no search needed. An issue comes first;
   // a name's definition after the first files search finds with the whole question
   // (`retrieval.lookupsAfter`), or after the first three when the name is only mentioned in pasted text.
-  const lookedUp: { chunk: Chunk; scores: BlockScores }[] = [];
-  const named: { chunk: Chunk; scores: BlockScores }[] = [];
+  const lookedUp: Placed[] = [];
+  const named: Placed[] = [];
   const issueChunks: Chunk[] = [];
   await time('lookup', async () => {
     for (const n of route.lookups.issues) {
@@ -184,18 +157,16 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     }
   });
 
-  const fusionOptions = { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK };
-  const fusion = fuse(fusionConfig.method, lists, route.weights, budget.chunks, fusionOptions);
-  const ordered = (fused: Pick<FusionResult, 'ranked'>) => {
-    const ranked = fused.ranked.map((h) => ({
-      chunk: h.chunk,
-      scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
-    }));
-    const at = afterFiles(ranked, route.pasted ? MENTIONED_AFTER : config.retrieval.lookupsAfter);
-    return [...lookedUp, ...ranked.slice(0, at), ...named, ...ranked.slice(at)];
-  };
-  const context = buildContext(question, route.language, ordered(fusion), budget, translation?.text);
-  const ranking = rankingOf(ordered(entryOrder((k) => fuse(fusionConfig.method, cutTo(deep, k), route.weights, k, fusionOptions), depth)), depth);
+  // The learned route weighs docs against code once the fits are known (retrieval done).
+  if (config.retrieval.router.kind === 'learned') {
+    const learned = learnedRoute(route, config.retrieval.router.model!, routeFeatures(route, collectionFits(lists), topDense(lists)));
+    Object.assign(route, learned);
+  }
+  const placement = { method: fusionConfig.method, options: { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };
+  const candidates: Candidates = { lists, deep, lookedUp, named, weights: route.weights, pasted: route.pasted };
+  const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
+  const context = buildContext(question, route.language, ordered, budget, translation?.text, config.languages.corpus);
+  const ranking = rankCandidates(candidates, depth, placement);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {
@@ -214,43 +185,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       });
     });
   }
-  return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings };
-}
-
-/** Each collection's list cut to its first k hits. */
-function cutTo(lists: Partial<Record<Collection, SearchHit[]>>, k: number): Partial<Record<Collection, SearchHit[]>> {
-  return Object.fromEntries(Object.entries(lists).map(([c, hits]) => [c, hits.slice(0, k)]));
-}
-
-/**
- * Hits in the order they first enter `fuseAt(k)` for k = 1..depth; hits entering at the same k in
- * the fused order. A hit that leaves at a larger k keeps its place.
- */
-function entryOrder(fuseAt: (k: number) => FusionResult, depth: number): Pick<FusionResult, 'ranked'> {
-  const ranked: FusionResult['ranked'] = [];
-  const seen = new Set<string>();
-  for (let k = 1; k <= depth; k++) {
-    for (const h of fuseAt(k).ranked) {
-      if (seen.has(h.chunk.id)) continue;
-      seen.add(h.chunk.id);
-      ranked.push(h);
-    }
-  }
-  return { ranked };
-}
-
-/** The first `depth` distinct chunks of the candidates in order, and their distinct files. */
-function rankingOf(candidates: readonly { chunk: Chunk }[], depth: number): Ranking {
-  const chunks: Chunk[] = [];
-  const seen = new Set<string>();
-  for (const { chunk } of candidates) {
-    if (chunks.length >= depth) break;
-    if (seen.has(chunk.id)) continue;
-    seen.add(chunk.id);
-    chunks.push(chunk);
-  }
-  const files = [...new Set(chunks.filter((c) => c.collection !== 'issues').map((c) => c.citation.path))];
-  return { depth, chunks: chunks.map((c) => c.id), files };
+  return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings, ...(options.keepCandidates ? { candidates } : {}) };
 }
 
 /** A file of the checkout, never outside it (a cited `../../etc/passwd` is simply not in the tree). */

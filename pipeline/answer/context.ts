@@ -138,6 +138,7 @@ export function buildContext(
   candidates: readonly ContextCandidate[],
   budget: ContextBudget,
   translation?: string,
+  corpus?: Language,
 ): Context {
   checkBudget(budget);
   const blocks: ContextBlock[] = [];
@@ -172,6 +173,7 @@ export function buildContext(
     question,
     language,
     ...(translation !== undefined && translation !== question ? { translation } : {}),
+    ...(corpus !== undefined ? { corpus } : {}),
     budget: { chunks: budget.chunks, chars: budget.chars },
     blocks,
     chars: blocks.reduce((n, b) => n + b.text.length, 0),

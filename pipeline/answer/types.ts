@@ -46,6 +46,8 @@ export interface Context {
   readonly language: Language;
   /** The question in the corpus language, when it was asked in another and translated. */
   readonly translation?: string;
+  /** The sources' language (`languages.corpus`); English when absent. */
+  readonly corpus?: Language;
   readonly budget: ContextBudget;
   readonly blocks: readonly ContextBlock[];
   /** Total characters of block text: what a judge must also receive. */

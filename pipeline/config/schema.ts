@@ -185,6 +185,20 @@ export const configSchema = z
           })
           .strict()
           .prefault({}),
+        /**
+         * How a question's weights per collection are set. `rules`: the router's multipliers alone;
+         * `learned`: docs against code by a logistic model over the rules that fired, the language and
+         * how well each collection's hits fit (pipeline/retrieval/learnedRoute.ts), with `model`'s
+         * coefficients (fitted by eval/trainRouter.ts).
+         */
+        router: z
+          .object({
+            kind: z.enum(['rules', 'learned']).default('rules'),
+            model: z.object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()) }).strict().optional(),
+          })
+          .strict()
+          .refine((r) => r.kind !== 'learned' || r.model !== undefined, { message: 'kind "learned" needs a model (retrieval.router.model: intercept and coefficients, from eval/trainRouter.ts)' })
+          .prefault({}),
       })
       .strict(),
     /** The language the sources are written in, and how questions in another language reach them. */

@@ -15,6 +15,8 @@ export interface Route {
   /** One line per decision: the language and each rule that fired, with the text that fired it. */
   reasons: string[];
   top: Collection;
+  /** Names of the rules that fired, in `ROUTE_RULES` order (the learned route reads them). */
+  fired: string[];
   /**
    * The question is pasted text (an issue, a traceback, code) rather than a question: the names in it
    * are mentioned, not asked about, so their lookups come after the best search results, not first.
@@ -391,7 +393,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
   const raw = Object.fromEntries(COLLECTIONS.map((c) => [c, 1])) as Record<Collection, number>;
   const issues: number[] = [];
   const symbols: string[] = [];
-  let fired = 0;
+  const fired: string[] = [];
 
   for (const rule of rules) {
     for (const [c, b] of Object.entries(rule.boost)) {
@@ -401,7 +403,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
     }
     const findings = typeof rule.match === 'function' ? rule.match(q) : regexFindings(rule.match, q);
     if (findings.length === 0) continue;
-    fired++;
+    fired.push(rule.name);
     const boosts = COLLECTIONS.filter((c) => rule.boost[c] !== undefined).map((c) => {
       raw[c] *= rule.boost[c]!;
       return `${c} ×${fmt(rule.boost[c]!)}`;
@@ -416,8 +418,8 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
   }
 
   const weights = normaliseMax(raw);
-  const top = fired === 0 ? 'docs' : TIE_ORDER.reduce((best, c) => (weights[c] > weights[best] ? c : best));
-  if (fired === 0) reasons.push('no rule fired → equal weights, top docs');
+  const top = fired.length === 0 ? 'docs' : TIE_ORDER.reduce((best, c) => (weights[c] > weights[best] ? c : best));
+  if (fired.length === 0) reasons.push('no rule fired → equal weights, top docs');
   const pasted = pastedReason(q);
   if (pasted && symbols.length > 0) reasons.push(`${pasted} → the names it mentions are looked up after the best search results`);
   return {
@@ -426,6 +428,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
     language: language.language,
     reasons,
     top,
+    fired,
     pasted: pasted !== undefined,
   };
 }

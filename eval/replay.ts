@@ -1,0 +1,66 @@
+/**
+ * Retrieval once, placement many times: each answerable question of an instance's datasets goes
+ * through `ask()` (the same path as `cita ask`, generation off, the rules' route) and what retrieval
+ * produced is kept, so routing and fusion schemes can be compared or fitted by re-placing it
+ * (`pipeline/answer/ranking.ts` is pure) in seconds. Used by eval/routeReplay.ts and eval/trainRouter.ts.
+ *
+ * Kept in .cita/replay/<instance>.json by question id and text; `fresh` retrieves again (needed after
+ * any change to retrieval or the index: the file does not know about those).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
+import { ask } from '../pipeline/answer/ask.ts';
+import type { Candidates } from '../pipeline/answer/ranking.ts';
+import type { CitaConfig } from '../pipeline/config/schema.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openTargets } from './target.ts';
+
+export interface ReplayItem {
+  dataset: string;
+  q: EvalQuestion;
+  split: 'dev' | 'test';
+  candidates: Candidates;
+}
+
+export async function replayItems(
+  instance: string,
+  options: { datasets?: string[]; fresh?: boolean; log?: (m: string) => void } = {},
+): Promise<{ config: CitaConfig; items: ReplayItem[]; retrieved: number }> {
+  const log = options.log ?? ((m: string) => console.error(m));
+  const root = findRoot();
+  // The rules' route: the candidates do not depend on the weights, and a learned route is what is replayed.
+  const overrides = ['eval.judge.kind=none', 'retrieval.router.kind=rules'];
+  const { targets, close } = await openTargets([{ label: instance, instance, overlays: [], overrides }], root, log);
+  const target = targets[0]!;
+  const config = target.config;
+  const cacheFile = path.join(root, '.cita', 'replay', `${instance}.json`);
+  type Kept = { question: string; candidates: Candidates };
+  const cache: Record<string, Kept> = !options.fresh && fs.existsSync(cacheFile) ? JSON.parse(fs.readFileSync(cacheFile, 'utf8')) : {};
+  const items: ReplayItem[] = [];
+  let retrieved = 0;
+  try {
+    const sets = loadDatasets(config.eval.datasets, root).filter((d) => !options.datasets || options.datasets.includes(d.name));
+    for (const d of sets) {
+      for (const q of d.questions) {
+        if (!q.gold.answerable || q.gold.files.length === 0) continue;
+        let kept = cache[q.id];
+        if (!kept || kept.question !== q.question) {
+          const deps = { config, store: target.store, embedder: target.embedder, generator: target.generator, checkout: target.paths.checkout, ...(target.translator ? { translator: target.translator } : {}) };
+          const r = await ask(deps, q.question, { retrieveOnly: true, keepCandidates: true });
+          kept = { question: q.question, candidates: r.candidates! };
+          cache[q.id] = kept;
+          if (++retrieved % 20 === 0) log(`retrieved ${retrieved}`);
+        }
+        items.push({ dataset: d.name, q, split: q.split ?? 'dev', candidates: kept.candidates });
+      }
+    }
+  } finally {
+    if (retrieved > 0) {
+      fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+      fs.writeFileSync(cacheFile, JSON.stringify(cache));
+    }
+    await close();
+  }
+  return { config, items, retrieved };
+}

@@ -1,0 +1,141 @@
+import { COLLECTIONS, type Collection, type SearchHit } from '../types.ts';
+import type { CollectionFit } from './fusion/proportional.ts';
+import type { Route } from './router.ts';
+
+/**
+ * Evidence-based routing: whether a question is answered by the docs or by the code, decided by a
+ * logistic model over what the router saw (which rules fired) and what retrieval
+ * found (how well each collection fits the question), instead of by the rules' fixed multipliers.
+ * The rules guess from words; the fits are evidence, but weak alone (BM25 scores run higher in code
+ * for every question, and a Spanish question is as close to English code as to English docs), so
+ * the model weighs both, with coefficients fitted on labelled questions (`eval/trainRouter.ts`, dev
+ * split only) and kept in a JSON file with what they were fitted on. Pure: same inputs, same route.
+ */
+
+export interface RouterModel {
+  /** Feature name → coefficient; a feature the model does not name counts 0. */
+  coefficients: Record<string, number>;
+  intercept: number;
+  /** What the coefficients were fitted on (datasets, split, questions, accuracy): for the reader. */
+  trainedOn?: unknown;
+}
+
+/**
+ * What the model reads, by name: one per router rule (1 when it fired) and the fit differences. Not
+ * the language: which collection answers is a matter of what is asked, and a language feature would
+ * learn only how a dataset happens to mix its questions.
+ */
+export function routeFeatures(route: Pick<Route, 'fired'>, fits: Record<Collection, CollectionFit>, topDense: Record<Collection, number | null>): Record<string, number> {
+  const features: Record<string, number> = {};
+  for (const name of route.fired) features[`rule:${name}`] = 1;
+  // Differences docs − code: > 0 when the docs fit the question better. A part absent on one side
+  // (no candidates with that score) says nothing, so it counts 0.
+  const diff = (a: number | null, b: number | null) => (a === null || b === null ? 0 : a - b);
+  features['fit:dense'] = diff(fits.docs.dense, fits.code.dense);
+  features['fit:bm25'] = diff(fits.docs.bm25, fits.code.bm25);
+  // Raw cosine of each collection's best hit, ×20 so a typical gap (0.01–0.05) is of order one.
+  features['top:dense'] = 20 * diff(topDense.docs, topDense.code);
+  return features;
+}
+
+/** The dense similarity of each collection's best hit, or null when it has none with one. */
+export function topDense(lists: Partial<Record<Collection, SearchHit[]>>): Record<Collection, number | null> {
+  const best = (hits: SearchHit[] = []) => hits.reduce<number | null>((m, h) => (h.dense === null ? m : Math.max(m ?? -Infinity, h.dense)), null);
+  return Object.fromEntries(COLLECTIONS.map((c) => [c, best(lists[c])])) as Record<Collection, number | null>;
+}
+
+/** P(the docs answer the question) under the model. */
+export function docsProbability(model: RouterModel, features: Record<string, number>): number {
+  let z = model.intercept;
+  for (const [name, x] of Object.entries(features)) z += (model.coefficients[name] ?? 0) * x;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * The route's weights with docs and code set by the model: docs p, code 1 − p, issues kept at its
+ * ratio to the larger of the router's docs and code weights (an issue reference stays the router's
+ * call, and a lookup brings the issue in anyway), then max-normalised as the router's are. The
+ * reason line names the probability and the three features that moved it most.
+ */
+export function learnedRoute(route: Route, model: RouterModel, features: Record<string, number>): Route {
+  const p = docsProbability(model, features);
+  const issues = route.weights.issues / Math.max(route.weights.docs, route.weights.code);
+  const raw: Record<Collection, number> = { docs: p, code: 1 - p, issues: issues * Math.max(p, 1 - p) };
+  const max = Math.max(...COLLECTIONS.map((c) => raw[c]));
+  const weights = Object.fromEntries(COLLECTIONS.map((c) => [c, raw[c] / max])) as Record<Collection, number>;
+  const top = COLLECTIONS.reduce((best, c) => (weights[c] > weights[best] ? c : best), route.top === 'issues' && weights.issues >= 1 ? 'issues' : p >= 0.5 ? 'docs' : 'code');
+  const moved = Object.entries(features)
+    .map(([name, x]) => [name, (model.coefficients[name] ?? 0) * x] as const)
+    .filter(([, v]) => v !== 0)
+    .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
+    .slice(0, 3)
+    .map(([name, v]) => `${name} ${v > 0 ? '+' : ''}${v.toFixed(2)}`);
+  const reason = `learned route: P(docs) ${p.toFixed(2)}${moved.length > 0 ? ` (${moved.join(', ')})` : ''} → docs ${weights.docs.toFixed(2)}, code ${weights.code.toFixed(2)}, issues ${weights.issues.toFixed(2)}`;
+  return { ...route, weights, top, reasons: [...route.reasons, reason] };
+}
+
+/** One labelled question: its features, and whether the docs answer it. */
+export interface RouteExample {
+  features: Record<string, number>;
+  docs: boolean;
+}
+
+/**
+ * Fits the model: L2-regularised logistic regression (the intercept not penalised) by Newton's
+ * method, which converges in a few steps on a handful of features and, unlike a learning rate,
+ * needs no tuning. Deterministic: the same examples give the same coefficients.
+ */
+export function trainRouter(examples: readonly RouteExample[], l2 = 0.01, iterations = 50): RouterModel {
+  if (examples.length === 0) throw new Error('trainRouter: no examples');
+  const names = [...new Set(examples.flatMap((e) => Object.keys(e.features)))].sort();
+  const d = names.length + 1; // index 0: the intercept
+  const rows = examples.map((e) => [1, ...names.map((n) => e.features[n] ?? 0)]);
+  const y = examples.map((e) => (e.docs ? 1 : 0));
+  const w = new Array<number>(d).fill(0);
+  const n = examples.length;
+  for (let it = 0; it < iterations; it++) {
+    const grad = new Array<number>(d).fill(0);
+    const hess = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+    rows.forEach((x, i) => {
+      const p = 1 / (1 + Math.exp(-x.reduce((s, xj, j) => s + xj * w[j]!, 0)));
+      const r = p * (1 - p);
+      for (let j = 0; j < d; j++) {
+        grad[j]! += ((p - y[i]!) * x[j]!) / n;
+        for (let k = 0; k < d; k++) hess[j]![k]! += (r * x[j]! * x[k]!) / n;
+      }
+    });
+    for (let j = 1; j < d; j++) {
+      grad[j]! += l2 * w[j]!;
+      hess[j]![j]! += l2;
+    }
+    hess[0]![0]! += 1e-9; // an intercept alone in a separable set stays solvable
+    const step = solve(hess, grad);
+    let largest = 0;
+    for (let j = 0; j < d; j++) {
+      w[j]! -= step[j]!;
+      largest = Math.max(largest, Math.abs(step[j]!));
+    }
+    if (largest < 1e-10) break;
+  }
+  return { intercept: w[0]!, coefficients: Object.fromEntries(names.map((name, j) => [name, w[j + 1]!])) };
+}
+
+/** Solves A x = b by Gaussian elimination with partial pivoting (A is small, symmetric, positive definite). */
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[pivot]![c]!)) pivot = r;
+    [m[c], m[pivot]] = [m[pivot]!, m[c]!];
+    const diag = m[c]![c]!;
+    if (diag === 0) continue;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]! / diag;
+      if (f === 0) continue;
+      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => (row[i] === 0 ? 0 : row[n]! / row[i]!));
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { findRoot, loadConfig } from '../pipeline/config/load.ts';
+import { configSchema } from '../pipeline/config/schema.ts';
+import { docsProbability, learnedRoute, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { route } from '../pipeline/retrieval/router.ts';
+import type { CollectionFit } from '../pipeline/retrieval/fusion/proportional.ts';
+import type { Collection, SearchHit } from '../pipeline/types.ts';
+
+const fit = (dense: number | null, bm25: number | null): CollectionFit => ({ dense, bm25, fit: 0 });
+
+describe('trainRouter', () => {
+  // x = 1: docs 8 times in 10; x = 0: docs 2 times in 10. The maximum-likelihood fit is known in
+  // closed form: intercept log(2/8), coefficient log(8/2) − log(2/8) = 2·log 4.
+  const examples: RouteExample[] = [
+    ...Array.from({ length: 10 }, (_, i) => ({ features: { x: 1 }, docs: i < 8 })),
+    ...Array.from({ length: 10 }, (_, i) => ({ features: { x: 0 }, docs: i < 2 })),
+  ];
+
+  it('finds the maximum-likelihood coefficients when unregularised', () => {
+    const m = trainRouter(examples, 1e-12);
+    expect(m.intercept).toBeCloseTo(Math.log(0.25), 5);
+    expect(m.coefficients.x).toBeCloseTo(2 * Math.log(4), 5);
+    expect(docsProbability(m, { x: 1 })).toBeCloseTo(0.8, 5);
+  });
+
+  it('shrinks coefficients as the penalty grows, not the intercept, and is deterministic', () => {
+    const weak = trainRouter(examples, 0.01);
+    const strong = trainRouter(examples, 1);
+    expect(Math.abs(strong.coefficients.x!)).toBeLessThan(Math.abs(weak.coefficients.x!));
+    expect(trainRouter(examples, 0.01)).toEqual(weak);
+  });
+
+  it('refuses to fit nothing', () => {
+    expect(() => trainRouter([])).toThrow('no examples');
+  });
+});
+
+describe('routeFeatures', () => {
+  it('names the rules that fired and the docs − code differences; an absent part says nothing', () => {
+    const r = route('what does parse_config do?');
+    const fits = { docs: fit(0.2, null), code: fit(0.9, 0.5), issues: fit(0, 0) } as Record<Collection, CollectionFit>;
+    const f = routeFeatures(r, fits, { docs: 0.85, code: 0.88, issues: null });
+    expect(Object.keys(f).filter((k) => k.startsWith('rule:'))).toEqual(['rule:identifier', 'rule:code vocabulary']);
+    expect(f['fit:dense']).toBeCloseTo(-0.7, 10);
+    expect(f['fit:bm25']).toBe(0);
+    expect(f['top:dense']).toBeCloseTo(20 * (0.85 - 0.88), 10);
+  });
+
+  it('topDense takes each collection’s best dense similarity, null without one', () => {
+    const hit = (dense: number | null) => ({ dense }) as SearchHit;
+    expect(topDense({ docs: [hit(0.8), hit(0.9)], code: [hit(null)] })).toEqual({ docs: 0.9, code: null, issues: null });
+  });
+});
+
+describe('learnedRoute', () => {
+  const model = { intercept: 0, coefficients: { 'rule:identifier': -2, 'fit:dense': 3 } };
+
+  it('sets docs and code from P(docs), keeps the issues ratio, and says why', () => {
+    const r = route('See issue #42: what does parse_config do?');
+    const ratio = r.weights.issues / Math.max(r.weights.docs, r.weights.code);
+    const features = { 'rule:identifier': 1, 'fit:dense': 1, 'rule:issue reference': 1 };
+    const l = learnedRoute(r, model, features);
+    const p = 1 / (1 + Math.exp(-1)); // −2 + 3
+    expect(l.weights.issues / Math.max(l.weights.docs, l.weights.code)).toBeCloseTo(ratio, 10);
+    expect(l.weights.code / l.weights.docs).toBeCloseTo((1 - p) / p, 10);
+    expect(Math.max(...Object.values(l.weights))).toBe(1);
+    expect(l.reasons.at(-1)).toMatch(/^learned route: P\(docs\) 0\.73 \(fit:dense \+3\.00, rule:identifier -2\.00\) → docs /);
+    expect(r.reasons.at(-1)).not.toMatch(/^learned/); // the rules' route is left as it was
+  });
+
+  it('favours code when the evidence says code', () => {
+    const l = learnedRoute(route('How do I skip a test?'), model, { 'rule:identifier': 1, 'fit:dense': -0.5 });
+    expect(l.weights.code).toBe(1);
+    expect(l.weights.docs).toBeLessThan(0.1);
+    expect(l.top).toBe('code');
+  });
+});
+
+describe('config', () => {
+  const root = findRoot();
+  it('a learned router needs a model', () => {
+    const { config } = loadConfig('pytest', { root, overrides: ['retrieval.router.kind=learned'] });
+    expect(config.retrieval.router.model?.coefficients['rule:identifier']).toBeLessThan(0);
+    const { model: _model, ...withoutModel } = config.retrieval.router;
+    const parsed = configSchema.safeParse({ ...config, retrieval: { ...config.retrieval, router: withoutModel } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({ path: ['retrieval', 'router'], message: expect.stringMatching(/needs a model/) });
+  });
+});
