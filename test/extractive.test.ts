@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
-import { answerShape, contentTerms, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { answerShape, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { contentTerms } from '../pipeline/text/analysis.ts';
 import type { Context, Language } from '../pipeline/answer/types.ts';
 import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
 import { chunkId } from '../pipeline/chunking/ids.ts';
@@ -317,14 +318,17 @@ describe('relevance by meaning', () => {
 });
 
 describe('relevance terms', () => {
-  it.each([
-    ['evaluate_skip_marks', ['evaluat', 'skip', 'mark']],
-    ['lookupIssue HTTPServer', ['lookup', 'issu', 'http', 'server']],
-    ['Skipped, skipping and skips', ['skip']],
-    ['¿Cómo funcionan los fixtures en Python?', ['funcionan', 'fixtur', 'python']],
-    ['What is the issue #5103 about?', ['issu', '5103']],
-  ])('contentTerms(%j)', (text, terms) => {
-    expect([...contentTerms(text)]).toEqual(terms);
+  it.each<[string, 'en' | 'es', string[]]>([
+    ['evaluate_skip_marks', 'en', ['evalu', 'skip', 'mark']],
+    ['lookupIssue HTTPServer', 'en', ['lookup', 'issu', 'http', 'server']],
+    ['Skipped, skipping and skips', 'en', ['skip']],
+    ['configuration configured configuring', 'en', ['configur']],
+    ['¿Cómo funcionan los fixtures en Python?', 'es', ['funcion', 'fixtur', 'python']],
+    // Spanish words by the Spanish algorithm: plural and accent meet, no English suffix rule.
+    ['Configuración, configurar; la prueba y las pruebas', 'es', ['configur', 'prueb']],
+    ['What is the issue #5103 about?', 'en', ['issu', '5103']],
+  ])('contentTerms(%j, %s)', (text, language, terms) => {
+    expect([...contentTerms(text, language)]).toEqual(terms);
   });
 
   it.each([

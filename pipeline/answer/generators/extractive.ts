@@ -1,6 +1,7 @@
 import { issueUnits } from '../../chunking/issueChunker.ts';
 import { splitProse, splitUnits } from '../../chunking/sentences.ts';
-import { pastedReason } from '../../retrieval/router.ts';
+import { pastedReason, route } from '../../retrieval/router.ts';
+import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
 import { cosine } from '../../vectors.ts';
 import { normaliseText, splitBlockText } from '../context.ts';
@@ -98,66 +99,14 @@ const ONE_ISSUE: Record<Language, (n: number) => string> = {
   es: (n) => `Según el issue #${n}:`,
 };
 
-// Folded (lowercase, no accents): English and Spanish function words and question words.
-const STOPWORDS = new Set(
-  (
-    'a about after all also an and any are as at be been being but by can could did do does doing for from get gets got ' +
-    'had has have how i if in into is it its just me my no not of on or our should so such than that the their them then ' +
-    'there these they this those to too use used using was way we were what when where which while who whom why will ' +
-    'with would you your ' +
-    'al algo algun alguna algunos como con cual cuales cuando de del desde donde e el ella ellas ello ellos en entre era es ' +
-    'esa ese eso esta estan estas este esto estos hace hacer hago hay la las le les lo los mas me mi mis muy ni nos o otra ' +
-    'otro para pero poco por porque puede pueden puedo que se sea ser si sin sobre son su sus tambien te tiene tienen tu ' +
-    'un una unas uno unos usa usar uso y ya'
-  ).split(' '),
-);
-
-/** Lowercase, accents removed: `Función` → `funcion`. */
-function fold(word: string): string {
-  return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
-}
-
-/** A light suffix stripper so `skipped`, `skipping`, `skips` and `skip` meet; not a real stemmer, and need not be. */
-function stem(word: string): string {
-  let w = word;
-  if (/^\d+$/.test(w)) return w;
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  // `skipp` (from skipped / skipping) → `skip`.
-  if (w.length > 3 && /([b-df-hj-np-tv-z])\1$/.test(w)) w = w.slice(0, -1);
-  return w;
-}
-
 /**
- * Content terms of a text: words and identifier parts (`evaluate_skip_marks`, `lookupIssue`,
- * `HTTPServer` split into words), folded, stopwords and one-letter words dropped, stemmed.
+ * The question asks about code, so signatures may be quoted: the router's call (a name, code
+ * vocabulary or a "where" question fired), not a second classifier of the generator's own.
  */
-export function contentTerms(text: string): Set<string> {
-  const terms = new Set<string>();
-  for (const raw of text.normalize('NFC').match(/[\p{L}\p{N}_]+/gu) ?? []) {
-    for (const part of raw.split('_')) {
-      for (const piece of part.split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) {
-        const word = fold(piece);
-        if (word.length < 2 && !/^\d$/.test(word)) continue;
-        if (STOPWORDS.has(word)) continue;
-        terms.add(stem(word));
-      }
-    }
-  }
-  return terms;
-}
-
-const CODE_WORDS =
-  /\b(?:function|method|class|def|implement\w*|defined|definition|signature|source|code|argument|parameter|return|returns|funcion|metodo|clase|codigo|implementa\w*|definid[oa]|definicion|firma|argumento|parametro|devuelve)\b/;
-const IDENTIFIER = /[A-Za-z]\w*_\w|[a-z][a-z0-9]*[A-Z]\w*|\w\(\)|`[^`]+`|\w\.\w+\.\w/;
-
-/** The question asks about code (names an identifier or speaks of functions, classes…), so signatures may be quoted. */
 export function isCodeQuestion(question: string): boolean {
-  return IDENTIFIER.test(question) || CODE_WORDS.test(fold(question));
+  return route(question).fired.some((rule) => CODE_RULES.has(rule));
 }
+const CODE_RULES = new Set(['identifier', 'code vocabulary', 'where phrasing']);
 
 /** A quotable piece of a block. `quote` is whitespace-normalised text of the block; `display` is how the answer shows it. */
 export interface QuoteCandidate {
@@ -192,13 +141,13 @@ function isProse(text: string): boolean {
   return tokens.filter((t) => PLAIN_TOKEN.test(t)).length >= (2 * tokens.length) / 3;
 }
 
-function prosePiece(marker: number, offset: number, raw: string, maxChars: number): QuoteCandidate | undefined {
+function prosePiece(marker: number, offset: number, raw: string, maxChars: number, corpus: Language): QuoteCandidate | undefined {
   const quote = normaliseText(raw).replace(LINE_OPENER, '');
   if (wordCount(quote) < MIN_WORDS || quote.length > maxChars || !isProse(quote)) return undefined;
   // A literal `[2]` would read as a marker; headings, rst comments and targets (`.. _skip:`) and
   // `Example::` lines are not sentences.
   if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || quote.endsWith('::')) return undefined;
-  return { marker, offset, quote, display: quote, terms: contentTerms(quote) };
+  return { marker, offset, quote, display: quote, terms: contentTerms(quote, corpus) };
 }
 
 /**
@@ -208,7 +157,7 @@ function prosePiece(marker: number, offset: number, raw: string, maxChars: numbe
 const TEMPLATE = /<!--[\s\S]*?(?:-->|(?![\s\S]))|^[ \t]*(?:[-*+][ \t]+)?\[[ xX]\].*$/gm;
 
 /** Sentences of the prose units of a doc or issue body; code blocks and tables are not quoted. */
-function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number): QuoteCandidate[] {
+function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number, corpus: Language): QuoteCandidate[] {
   const issue = block.chunk.collection === 'issues';
   const body = issue ? rawBody.replace(TEMPLATE, (m) => m.replace(/[^\n]/g, ' ')) : rawBody;
   // Indented blocks and tracebacks are code in issues and docs alike (a doc chunk cut inside a
@@ -223,7 +172,7 @@ function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number)
       for (const piece of splitProse(unit.text)) {
         // Where the budget cut the block, its last sentence may be cut short: not quoted half.
         const cutShort = block.cut !== undefined && at + piece.trimEnd().length >= end && !/[.!?:;]["')*`]*$/.test(piece.trimEnd());
-        const c = cutShort ? undefined : prosePiece(block.marker, at, piece, maxChars);
+        const c = cutShort ? undefined : prosePiece(block.marker, at, piece, maxChars, corpus);
         if (c) out.push(c);
         at += piece.length;
       }
@@ -241,7 +190,7 @@ const SIGNATURE =
  * Quotable text of a code block: comment lines and docstring sentences; and, when the question is
  * about code, the block's signature (its first definition line, else its first code line).
  */
-function codeCandidates(block: ContextBlock, header: string, body: string, codeQuestion: boolean, maxChars: number): QuoteCandidate[] {
+function codeCandidates(block: ContextBlock, header: string, body: string, codeQuestion: boolean, maxChars: number, corpus: Language): QuoteCandidate[] {
   const comment = /^(\S+)\s/.exec(header)?.[1] ?? '#';
   const out: QuoteCandidate[] = [];
   let signature: { offset: number; line: string } | undefined;
@@ -259,7 +208,7 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
     let at = doc.offset;
     for (const para of paragraphs) {
       for (const piece of splitProse(para.join(' '))) {
-        const c = prosePiece(block.marker, at, piece, maxChars);
+        const c = prosePiece(block.marker, at, piece, maxChars, corpus);
         if (c) out.push(c);
         at += 1;
       }
@@ -284,7 +233,7 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
     } else if (trimmed.startsWith(comment) || (comment === '//' && /^\/?\*/.test(trimmed))) {
       // `//` languages also write `/** … */` blocks; in Python a leading `*` is `*args`.
       const text = trimmed.replace(comment === '#' ? /^#+!?\s*/ : /^(?:\/\/+!?|\/?\*+)\s*/, '').replace(/\s*\*\/$/, '');
-      const c = prosePiece(block.marker, offset, text, maxChars);
+      const c = prosePiece(block.marker, offset, text, maxChars, corpus);
       if (c) out.push(c);
     } else if (trimmed !== '') {
       if (!signature && SIGNATURE.test(trimmed)) signature = { offset, line: trimmed };
@@ -299,7 +248,7 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
     const plain = quote.includes('`');
     if (!(plain && MARKER_LIKE.test(quote))) {
       // Scored with the symbol's name too: `def evaluate(self)` in `Skip.evaluate` is about `Skip`.
-      const terms = contentTerms(`${block.citation.symbol ?? ''} ${quote}`);
+      const terms = contentTerms(`${block.citation.symbol ?? ''} ${quote}`, corpus);
       out.push({ marker: block.marker, offset: sig.offset, quote, display: plain ? quote : `\`${quote}\``, terms });
     }
   }
@@ -308,11 +257,12 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
 
 /** Everything quotable in the context, block by block, in reading order. */
 export function quoteCandidates(context: Context, codeQuestion: boolean, maxChars = EXTRACTIVE_DEFAULTS.maxChars): QuoteCandidate[] {
+  const corpus = context.corpus ?? 'en';
   const all = context.blocks.flatMap((block) => {
     const { header, body } = splitBlockText(block.chunk, block.text);
     return block.chunk.collection === 'code'
-      ? codeCandidates(block, header, body, codeQuestion, maxChars)
-      : proseCandidates(block, body, maxChars);
+      ? codeCandidates(block, header, body, codeQuestion, maxChars, corpus)
+      : proseCandidates(block, body, maxChars, corpus);
   });
   // A sentence that two different issues both say is boilerplate (a template line), not about either.
   const issuesSaying = new Map<string, Set<number>>();
@@ -437,13 +387,13 @@ const WHERE_LEAD: Record<Language, string> = { en: 'Where to look:', es: 'Dónde
  * The line of a code block that holds most of the terms (a definition line scores a half more, and
  * wins when no line holds any); lines without two words (separators, brackets) are never chosen.
  */
-function telltaleLine(block: ContextBlock, terms: Set<string>): string | undefined {
+function telltaleLine(block: ContextBlock, terms: Set<string>, corpus: Language): string | undefined {
   const { body } = splitBlockText(block.chunk, block.text);
   let best: { line: string; score: number } | undefined;
   for (const raw of body.split('\n')) {
     const line = raw.trim();
     if (line.length > 160 || line.includes('`') || (line.match(/\p{L}{2,}/gu) ?? []).length < 2) continue;
-    const lineTerms = contentTerms(line);
+    const lineTerms = contentTerms(line, corpus);
     let score = 0;
     for (const t of terms) if (lineTerms.has(t)) score++;
     if (SIGNATURE.test(line)) score += 0.5;
@@ -459,7 +409,7 @@ function whereLines(context: Context, terms: Set<string>, files: number): string
   for (const block of context.blocks) {
     if (block.chunk.collection !== 'code' || seen.has(block.citation.path)) continue;
     seen.add(block.citation.path);
-    const line = telltaleLine(block, terms);
+    const line = telltaleLine(block, terms, context.corpus ?? 'en');
     // The symbol's own name (`parametrize` of `Metafunc.parametrize`) is what the block's text holds.
     const name = block.citation.symbol?.split('.').pop();
     const symbol = name ? ` (${name})` : '';
@@ -503,7 +453,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const language = context.language;
   const base = { language, generator: 'extractive', verbatim: true };
   // English terms for English sources: the translation, when the question was translated.
-  const terms = contentTerms(context.translation ?? question);
+  const corpus = context.corpus ?? 'en';
+  const terms = context.translation !== undefined ? contentTerms(context.translation, corpus) : contentTerms(question, language);
   const shape = answerShape(question, context);
   const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars);
 
@@ -516,7 +467,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
       const own = issueSummary(candidates, context, n);
       if (own.length) parts.push(ONE_ISSUE[language](n), '', ...own.map((c) => `- “${c.quote}” [${c.marker}]`), '');
       // The code is found by the issue's words (the second hop), so its lines are chosen by them too.
-      whereTerms = contentTerms(`${context.translation ?? question}\n${issue.text}`);
+      whereTerms = new Set([...terms, ...contentTerms(issue.text, corpus)]);
     }
     parts.push(WHERE_LEAD[language], '', ...whereLines(context, whereTerms, opts.whereFiles));
     return { ...base, verbatim: false, text: parts.join('\n') };
@@ -625,7 +576,6 @@ export function mentionedNames(question: string): string[] {
 
 /** The names of the question that no block of the context mentions (case and accents aside). */
 export function unknownNames(question: string, context: Context): string[] {
-  const fold = (s: string) => s.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
-  const haystack = fold(context.blocks.map((b) => b.text).join('\n'));
-  return mentionedNames(question).filter((n) => !haystack.includes(fold(n)));
+  const haystack = foldWord(context.blocks.map((b) => b.text).join('\n'));
+  return mentionedNames(question).filter((n) => !haystack.includes(foldWord(n)));
 }
