@@ -5,7 +5,8 @@
  * and at least `eval.minEffect` points; or when the median latency is confidently slower than the
  * baseline's by more than `eval.latencyTolerance` (eval/latencyGate.ts: conservative, since the two
  * runs ran at different times). Every other metric is compared too, BH-adjusted, for exploration
- * only. `--update-baseline` deliberately replaces the baseline with this run.
+ * only. `--update-baseline` deliberately replaces the baseline with this run (after writing the comparison
+ * with the old one, when there is one, as reports/nightly.*).
  *
  *   npm run nightly [-- <instance>] [--update-baseline] [--baseline reports/baseline.json] [--out reports] [--limit n] [--dataset name]… [--split dev|test] [--set k=v]
  */
@@ -104,6 +105,12 @@ async function main(): Promise<number> {
     },
   });
   if (values['update-baseline']) {
+    // What the replacement moves is worth seeing: compared with the old baseline first, when there is one.
+    if (fs.existsSync(baselineFile)) {
+      const report = nightlyReport(readReport(baselineFile), current, path.relative(root, baselineFile));
+      const compared = writeReport(report, outDir, 'nightly');
+      process.stdout.write(`${markdownTable(comparisonTable(report, report.primary!)).join('\n')}\n\nagainst the old baseline (${report.verdict!.status}): ${compared.md}\n`);
+    }
     const files = writeReport(current, path.dirname(baselineFile), path.basename(baselineFile, '.json'));
     process.stdout.write(`${summaryLines(current).join('\n')}\n\nbaseline written: ${files.json}\n`);
     return 0;

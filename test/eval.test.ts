@@ -213,6 +213,12 @@ describe('cita eval', () => {
     expect(rep.runs.map((x) => x.label)).toEqual(['baseline', 'current']);
     expect(rep.verdict!.latency!.status).toBe('off');
     expect(rep.latencyComparison).toMatchObject({ order: 'separate', warmup: 3 });
+    // Replacing the baseline shows first what the replacement moves against the old one.
+    const replaced = nightly('--update-baseline', ...NIGHTLY_DATA, ...NO_DOCS);
+    expect(replaced.code).toBe(0);
+    expect(replaced.stdout).toMatch(/against the old baseline \(fail\): .*nightly\.md/);
+    expect(replaced.stdout).toContain('baseline written');
+    expect(nightly(...NIGHTLY_DATA, ...NO_DOCS).stdout).toContain('PASS');
   });
 
   it('nightly without a baseline says how to make one', () => {
