@@ -83,7 +83,8 @@ try {
     black: corpusDocs('black-24.10.0'),
     blobs: blobDocs(),
   };
-  const all = createHash('sha256');
+  const allChunks = createHash('sha256');
+  const allWarnings = createHash('sha256');
   for (const maxTokens of [512, 96]) {
     const options = { maxTokens, lineWindow: 60 };
     const sets: Array<[string, () => Promise<{ chunks: Chunk[]; warnings: string[] }>]> = [
@@ -118,7 +119,8 @@ try {
       for (const c of chunks) h.update(`${canonical(c)}\n`);
       const chunkDigest = h.digest('hex');
       const warningDigest = createHash('sha256').update(warnings.join('\n')).digest('hex');
-      all.update(`${name}@${maxTokens} ${chunkDigest} ${warningDigest}\n`);
+      allChunks.update(`${name}@${maxTokens} ${chunkDigest}\n`);
+      allWarnings.update(`${name}@${maxTokens} ${warningDigest}\n`);
       console.log(
         `${`${name}@${maxTokens}`.padEnd(22)} ${String(chunks.length).padStart(6)} chunks  chunks ${chunkDigest.slice(0, 16)}  ` +
           `warnings(${warnings.length}) ${warningDigest.slice(0, 16)}  ${((performance.now() - started) / 1000).toFixed(1)} s`,
@@ -126,7 +128,8 @@ try {
       if (verbose) for (const w of new Set(warnings)) console.log(`    ${w}`);
     }
   }
-  console.log(`all ${all.digest('hex')}`);
+  console.log(`all chunks   ${allChunks.digest('hex')}`);
+  console.log(`all warnings ${allWarnings.digest('hex')}`);
 } finally {
   await embedder.close();
 }
