@@ -175,6 +175,8 @@ export async function pipDownload(requirement: string, dest: string, options: Pi
 export async function unzip(archive: string, dest: string): Promise<void> {
   fs.mkdirSync(dest, { recursive: true });
   try {
+    // Synchronous on purpose: the async variant writes files in parallel and can still be writing
+    // after it failed, into a staging directory the caller is removing.
     new AdmZip(archive).extractAllTo(dest, true, true);
   } catch (err) {
     throw new Error(`provision: could not unpack ${archive}: ${err instanceof Error ? err.message : String(err)}; it is not a readable zip archive`);
