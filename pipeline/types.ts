@@ -75,10 +75,6 @@ export interface ChunkingOptions {
   lineWindow: number;
 }
 
-export interface Chunker {
-  chunk(doc: Document, counter: TokenCounter, options: ChunkingOptions): Promise<Chunk[]>;
-}
-
 /** A chunk with its vector, as the store keeps it. */
 export interface StoredChunk extends Chunk {
   vector: Float32Array;

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { provisionModel } from '../pipeline/embedding/provision.ts';
-import { describePlan, fileRouteMemory } from '../pipeline/embedding/routeMemory.ts';
+import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -133,8 +133,8 @@ function translatorEnv(): void {
 
 async function main(): Promise<void> {
   const modelsDir = path.join(root, '.cita/models');
-  // Routes a download proved unusable on this machine (by pinned version) are not downloaded again.
-  const memory = fileRouteMemory(path.join(root, '.cita/route-memory.json'));
+  // Routes proven unusable (on this machine, or recorded with their pin) are not downloaded again.
+  const memory = routeMemory(path.join(root, '.cita/route-memory.json'));
   const offline = [process.env.HF_HUB_OFFLINE, process.env.TRANSFORMERS_OFFLINE].some((v) => ['1', 'true', 'yes', 'on'].includes((v ?? '').toLowerCase()));
   console.log(`setup: ${describePlan({ modelsDir, memory, offline })}`);
   const result = await provisionModel({ modelsDir, memory, log: (m: string) => console.log(m) });

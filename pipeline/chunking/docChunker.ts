@@ -6,7 +6,23 @@ import { parseMarkdownSections } from './sections/markdown.ts';
 import { parsePlainTextSections } from './sections/plaintext.ts';
 import { parseRstSections } from './sections/rst.ts';
 import type { Section, SectionParser } from './sections/section.ts';
-import { codePointStarts, longestFittingPrefix } from './prefixFit.ts';
+import {
+  cannotHold,
+  checkBudget,
+  chunkBudget,
+  countNewlines,
+  cutAtCharacters,
+  cutMessage,
+  packToBudget,
+  rateSearch,
+  refineAtom,
+  splitAhead,
+  trimPiece,
+  type Atom,
+  type CutWarning,
+  type Splitter,
+  type TokenEstimate,
+} from './budget.ts';
 import { splitAtLines, splitAtWords, splitProse, splitUnits } from './sentences.ts';
 
 /**
@@ -38,86 +54,45 @@ export function docChunkText(header: string, body: string): string {
   return `${header}\n\n${body}`;
 }
 
-/** Reported when a piece had to be cut below the line level; the text is all kept, but a word or sentence is split. */
-export type ChunkWarning = (message: string) => void;
-
-export function chunkDoc(doc: Document, counter: TokenCounter, options: ChunkingOptions, onWarning?: ChunkWarning): Chunk[] {
+export function chunkDoc(doc: Document, counter: TokenCounter, options: ChunkingOptions, onWarning?: CutWarning): Chunk[] {
   const parse = SECTION_PARSERS[doc.format];
   if (!parse) {
     throw new Error(
       `docs chunking: ${doc.path}: no section parser for format "${doc.format}"; supported: ${Object.keys(SECTION_PARSERS).join(', ')}`,
     );
   }
-  const maxTokens = Math.min(options.maxTokens, counter.window);
+  const maxTokens = chunkBudget(options, counter, doc.path);
   const estimate: TokenEstimate = { tokensPerChar: 0.3 };
   const chunks = parse(doc.text).flatMap((s) => chunkSection(doc.path, s, counter, maxTokens, estimate, onWarning));
-  for (const c of chunks) {
-    if (c.tokens > maxTokens) {
-      throw new Error(
-        `docs chunking bug: ${c.citation.path}:${c.citation.startLine}-${c.citation.endLine} has ${c.tokens} tokens, more than the budget ${maxTokens}`,
-      );
-    }
-  }
-  return chunks;
-}
-
-/**
- * Counting is the expensive part (the tokenizer runs at a few µs per character), so pieces are
- * sized by an estimate, tokens per character, learnt from the last exact count, and each piece is
- * counted exactly once or a few times; the section is counted whole only when it might fit.
- */
-export interface TokenEstimate {
-  tokensPerChar: number;
+  return checkBudget(chunks, maxTokens, 'docs');
 }
 
 /**
  * A section is counted whole when its estimate is below this many budgets. Estimates learnt from
  * prose can be 4x too high for whitespace-padded tables; a section skipped here that does fit almost
- * always still ends up as one chunk, because a piece that is not full enough is grown (GOOD_FILL).
+ * always still ends up as one chunk, because a piece that is not full enough is grown (see `rateSearch`).
  */
 const MIGHT_FIT = 1.25;
+
 /**
- * Pieces are packed to this share of the budget by estimate, so few overshoot and need a recount;
- * a piece counted below GOOD_FILL is grown (the estimate was pessimistic). On the pytest docs these
- * values count 1.13x the text instead of 1.33x (at 1 and 0.8), for 3% more chunks.
+ * The chunks of one section: whole if it fits, else pieces cut at the coarsest boundary that works.
+ * Counting is the expensive part (the tokenizer runs at a few µs per character), so pieces are
+ * sized by an estimate, tokens per character, learnt from the last exact count (`rateSearch`), and
+ * each piece is counted exactly once or a few times; the section is counted whole only when it might fit.
  */
-const TARGET_FILL = 0.9;
-const GOOD_FILL = 0.7;
-
-/** A run of the section body, cut where allowed; `finer` are the cuts to try if it is still too big. */
-interface Atom {
-  offset: number;
-  text: string;
-  finer: Splitter[];
-}
-
-/** A piece's body: leading blank lines and trailing whitespace dropped (first-line indentation kept). */
-function trimPiece(raw: string): { lead: number; body: string } {
-  const lead = /^(?:[ \t]*\r?\n)*/.exec(raw)![0].length;
-  return { lead, body: raw.slice(lead).trimEnd() };
-}
-
-function countNewlines(text: string, from = 0, to = text.length): number {
-  let n = 0;
-  for (let i = text.indexOf('\n', from); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
-type Splitter = (text: string) => string[];
-
-/** The chunks of one section: whole if it fits, else pieces cut at the coarsest boundary that works. */
 export function chunkSection(
   file: string,
   section: Section,
   counter: TokenCounter,
   maxTokens: number,
   estimate: TokenEstimate = { tokensPerChar: 0.3 },
-  onWarning?: ChunkWarning,
+  onWarning?: CutWarning,
 ): Chunk[] {
   const header = docHeader(file, section.headings);
   const title = section.headings.length > 0 ? section.headings.join(' > ') : path.posix.basename(file);
   const body = section.body;
   const tokensOf = (raw: string) => counter.countTokens(docChunkText(header, trimPiece(raw).body));
+  const where = `${file}:${section.startLine}-${section.endLine}`;
 
   // Line of a chunk's start, counted on from the last one: chunks come in order, so the body is scanned once.
   const lineAt = { offset: 0, line: section.startLine };
@@ -152,123 +127,45 @@ export function chunkSection(
     );
   }
 
-  const warnWords: Splitter = (text) => {
-    onWarning?.(`${file}:${section.startLine}-${section.endLine}: a line longer than ${maxTokens} tokens was cut between words`);
+  const words: Splitter = (text) => {
+    onWarning?.(cutMessage(where, maxTokens, 'words'));
     return splitAtWords(text);
   };
   // Last resort, for a single word longer than the budget (a huge URL or blob): reported, never silent.
-  // Cut between code points at the longest prefix that fits, found with counts of about one chunk.
-  const splitAtCharacters: Splitter = (text) => {
-    onWarning?.(`${file}:${section.startLine}-${section.endLine}: a word longer than ${maxTokens} tokens was cut between characters`);
-    const starts = codePointStarts(text);
-    const points = starts.length - 1;
-    const parts: string[] = [];
-    let rate = estimate.tokensPerChar;
-    for (let i = 0; i < points; ) {
-      const count = (n: number) => tokensOf(text.slice(starts[i]!, starts[i + n]!));
-      const fit = longestFittingPrefix(points - i, count, maxTokens, headerTokens, (maxTokens - headerTokens) / rate);
-      // Not even one code point fits: it becomes its own part, which the packing loop reports.
-      const n = fit?.length ?? 1;
-      if (fit && fit.tokens > headerTokens) rate = (fit.tokens - headerTokens) / n;
-      parts.push(text.slice(starts[i]!, starts[i + n]!));
-      i += n;
-    }
-    return parts;
+  // A code point that does not fit alone becomes its own part, which the packing reports.
+  const characters: Splitter = (text) => {
+    onWarning?.(cutMessage(where, maxTokens, 'characters'));
+    const parts = cutAtCharacters(text, { budget: maxTokens, count: (_, s, e) => tokensOf(text.slice(s, e)), rate: estimate.tokensPerChar });
+    return parts.map((p) => text.slice(p.start, p.end));
   };
 
   // Atoms by estimate, without counting: text that looks too big is cut at sentences, then lines.
-  // Words are cut only when an exact count demands it (in the packing loop below).
+  // Words are cut only when an exact count demands it (in the packing).
   const cheap = new Set<Splitter>([splitProse, splitAtLines]);
-  const cut = (text: string, offset: number, splitters: Splitter[]): Atom[] => {
-    const [split, ...finer] = splitters;
-    if (!split || !cheap.has(split) || guess(text.length) <= maxTokens) return [{ offset, text, finer: splitters }];
-    const parts = split(text);
-    if (parts.length <= 1) return cut(text, offset, finer);
-    return parts.flatMap((part) => {
-      const atoms = cut(part, offset, finer);
-      offset += part.length;
-      return atoms;
-    });
-  };
   const atoms: Atom[] = [];
   let offset = 0;
   for (const unit of splitUnits(body)) {
-    const lines = [splitAtLines, warnWords, splitAtCharacters];
+    const lines = [splitAtLines, words, characters];
+    const atom: Atom = { offset, text: unit.text, finer: unit.kind === 'prose' ? [splitProse, ...lines] : lines };
     // Pushed one by one: a spread call takes ~100k arguments at most, and a 1 MB unit can have more atoms.
-    for (const atom of cut(unit.text, offset, unit.kind === 'prose' ? [splitProse, ...lines] : lines)) atoms.push(atom);
+    for (const a of splitAhead(atom, (a) => guess(a.text.length) > maxTokens, (s) => cheap.has(s))) atoms.push(a);
     offset += unit.text.length;
   }
 
-  const endOf = (j: number) => (j < atoms.length ? atoms[j]!.offset : body.length);
-  const charsOf = (i: number, j: number) => endOf(j) - atoms[i]!.offset;
-  // Greatest end (exclusive, below `ceiling`) such that atoms i..end-1 are guessed to fit; at least one atom.
-  const extend = (i: number, from: number, ceiling: number) => {
-    let j = Math.max(from, i + 1);
-    while (j + 1 < ceiling && j < atoms.length && guess(charsOf(i, j + 1)) <= TARGET_FILL * maxTokens) j++;
-    return j;
-  };
-
   const chunks: Chunk[] = [];
-  let i = 0;
-  while (i < atoms.length) {
-    let j = extend(i, i + 1, Infinity);
-    let tokens = tokensOf(body.slice(atoms[i]!.offset, endOf(j)));
-    // The longest run counted that fits and the shortest counted that does not: the search stays
-    // between them, so it ends.
-    let fit: { j: number; tokens: number } | undefined;
-    let ceiling = Infinity;
-    for (;;) {
-      const learnt = Math.max(tokens - headerTokens, 1) / charsOf(i, j);
-      if (tokens <= maxTokens) fit = { j, tokens };
-      else ceiling = j;
-      if (tokens > maxTokens && j > i + 1) {
-        // Give back atoms worth the excess, judged by what this count taught.
-        estimate.tokensPerChar = learnt;
-        const excessChars = (tokens - maxTokens) / learnt;
-        let k = j - 1;
-        while (k > (fit?.j ?? i + 1) && endOf(j) - endOf(k) < excessChars) k--;
-        if (k === fit?.j) {
-          ({ j, tokens } = fit);
-          break;
-        }
-        j = k;
-      } else if (tokens < GOOD_FILL * maxTokens && j < atoms.length) {
-        // The estimate was pessimistic: learn from this count and take more.
-        estimate.tokensPerChar = learnt;
-        const grown = extend(i, j, ceiling);
-        if (grown === j) break;
-        j = grown;
-      } else break;
-      tokens = tokensOf(body.slice(atoms[i]!.offset, endOf(j)));
-    }
-    if (tokens > maxTokens) {
-      // One atom alone is too big: cut it at the next finer boundary that splits it, and pack again from here.
-      const atom = atoms[i]!;
-      let parts: string[] = [];
-      while (parts.length <= 1 && atom.finer.length > 0) {
-        const [split, ...rest] = atom.finer;
-        atom.finer = rest;
-        parts = split!(atom.text);
-      }
-      if (parts.length <= 1) {
-        throw new Error(`docs chunking: ${file}: maxTokens ${maxTokens} cannot hold ${JSON.stringify(atom.text.slice(0, 80))} after the header`);
-      }
-      let at = atom.offset;
-      const pieces = parts.map((part) => {
-        const piece: Atom = { offset: at, text: part, finer: atom.finer };
-        at += part.length;
-        return piece;
-      });
-      // `atoms.splice(i, 1, ...pieces)`, without spreading the pieces into arguments (see above).
-      const tail = atoms.splice(i + 1);
-      atoms.length = i;
-      for (const piece of pieces) atoms.push(piece);
-      for (const atom of tail) atoms.push(atom);
-      continue;
-    }
-    const chunk = chunkOf(atoms[i]!.offset, endOf(j), tokens);
-    if (chunk) chunks.push(chunk);
-    i = j;
-  }
+  const endOf = (j: number) => (j < atoms.length ? atoms[j]!.offset : body.length);
+  packToBudget({
+    budget: maxTokens,
+    size: () => atoms.length,
+    search: rateSearch({ budget: maxTokens, atoms, length: body.length, headerTokens, estimate, measure: (s, e) => tokensOf(body.slice(s, e)) }),
+    refine: (i) => refineAtom(atoms, i),
+    lastResort: (i) => {
+      throw cannotHold('docs', file, maxTokens, atoms[i]!.text);
+    },
+    emit: (i, run) => {
+      const chunk = chunkOf(atoms[i]!.offset, endOf(run.end), run.tokens);
+      if (chunk) chunks.push(chunk);
+    },
+  });
   return chunks;
 }

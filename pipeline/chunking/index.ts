@@ -2,7 +2,10 @@ import type { Chunk, ChunkingOptions, Document, TokenCounter } from '../types.ts
 import { chunkCode } from './codeChunker.ts';
 import { chunkDoc } from './docChunker.ts';
 
-/** Chunks any document by its collection: docs by sections, code by symbols (or line windows). */
+/**
+ * Chunks a file by its collection: docs by sections, code by symbols (or line windows). Issues are
+ * not files (`chunkIssue` takes an `Issue`, from the issues source); all three pack with `budget.ts`.
+ */
 export async function chunkDocument(
   doc: Document,
   counter: TokenCounter,
@@ -13,7 +16,7 @@ export async function chunkDocument(
     case 'docs':
       return chunkDoc(doc, counter, options, onWarning);
     case 'code':
-      return chunkCode(doc, counter, options);
+      return chunkCode(doc, counter, options, onWarning);
     case 'issues':
       throw new Error('issues are chunked by the issues source');
   }

@@ -1,5 +1,22 @@
 import type { Issue, IssueComment } from '../sources/issues/types.ts';
 import type { Chunk, ChunkingOptions, Citation, TokenCounter } from '../types.ts';
+import {
+  cannotHold,
+  checkBudget,
+  chunkBudget,
+  countNewlines,
+  cutEvenly,
+  cutMessage,
+  ownTokens,
+  packToBudget,
+  refineAtom,
+  splitAhead,
+  sumSearch,
+  trimPiece,
+  type Atom,
+  type CutWarning,
+  type Splitter,
+} from './budget.ts';
 import { chunkId } from './ids.ts';
 import { splitAtLines, splitAtWords, splitProse, splitUnits, type TextUnit } from './sentences.ts';
 
@@ -11,9 +28,6 @@ import { splitAtLines, splitAtWords, splitProse, splitUnits, type TextUnit } fro
  * the issue and the reader of a citation knows where it is. Fenced code blocks, indented code and
  * tracebacks are cut only when one alone exceeds the budget. Nothing is dropped (DESIGN lesson 3).
  */
-
-/** Reported when a piece had to be cut below the line level; the text is all kept. */
-export type IssueChunkWarning = (message: string) => void;
 
 /** `Issue #7432: skipping: --runxfail breaks pytest.mark.skip location reporting` */
 export function issueTitleLine(issue: Pick<Issue, 'number' | 'title'>): string {
@@ -57,30 +71,8 @@ export function issueUnits(text: string): TextUnit[] {
   return splitUnits(text).map((u) => (u.kind === 'prose' && (TRACEBACK.test(u.text) || isIndentedCode(u.text)) ? { ...u, kind: 'code' } : u));
 }
 
-type Splitter = (text: string) => string[];
-
+/** Few tokens span more than this many characters: a longer text is not counted whole. */
 const MAX_CHARS_PER_TOKEN = 16;
-
-interface Atom {
-  offset: number;
-  text: string;
-  /** Cuts to try, coarsest first, if this atom alone is over the budget. */
-  finer: Splitter[];
-  /** Its own token count without the prefix and special tokens, counted on demand. */
-  tokens?: number;
-}
-
-/** A piece's body: leading blank lines and trailing whitespace dropped (first-line indentation kept). */
-function trimPiece(raw: string): { lead: number; body: string } {
-  const lead = /^(?:[ \t]*\n)*/.exec(raw)![0].length;
-  return { lead, body: raw.slice(lead).trimEnd() };
-}
-
-function countNewlines(text: string, from = 0, to = text.length): number {
-  let n = 0;
-  for (let i = text.indexOf('\n', from); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
 
 interface Piece {
   /** Offsets into the normalised text. */
@@ -91,20 +83,13 @@ interface Piece {
 
 /**
  * Cuts `text` into pieces that each fit `maxTokens` with `header` on top. Atoms are counted one by
- * one (their sum estimates a piece), and every piece is counted exactly before it is accepted, so
- * the guarantee rests on the tokenizer, not on the estimate.
+ * one (their sum estimates a piece: `sumSearch`), and every piece is counted exactly before it is
+ * accepted, so the guarantee rests on the tokenizer, not on the estimate.
  */
-function packPieces(
-  text: string,
-  header: string,
-  counter: TokenCounter,
-  maxTokens: number,
-  where: string,
-  onWarning?: IssueChunkWarning,
-): Piece[] {
+function packPieces(text: string, header: string, counter: TokenCounter, maxTokens: number, where: string, onWarning?: CutWarning): Piece[] {
   const tokensOf = (start: number, end: number) => counter.countTokens(issueChunkText(header, trimPiece(text.slice(start, end)).body));
-  // Counting a text far over the budget whole is wasted work; few tokens span more than 16 characters.
-  // Only a shortcut: if such a text does fit, the packing below still makes it one piece.
+  // Counting a text far over the budget whole is wasted work. Only a shortcut: if such a text does
+  // fit, the packing below still makes it one piece.
   if (text.length <= MAX_CHARS_PER_TOKEN * maxTokens) {
     const whole = tokensOf(0, text.length);
     if (whole <= maxTokens) return [{ start: 0, end: text.length, tokens: whole }];
@@ -113,85 +98,49 @@ function packPieces(
   if (headerTokens >= maxTokens) {
     throw new Error(`issues chunking: ${where}: the header alone takes ${headerTokens} tokens, leaving no room under maxTokens ${maxTokens}; raise chunking.maxTokens`);
   }
-  const base = counter.countTokens('');
-  const atomTokens = (a: Atom) => (a.tokens ??= Math.max(counter.countTokens(a.text) - base, 0));
+  const overhead = counter.countTokens('');
+  const atomTokens = (a: Atom) => (a.tokens ??= ownTokens(counter, a.text, overhead, 0));
 
   const words: Splitter = (t) => {
-    onWarning?.(`${where}: a line longer than ${maxTokens} tokens was cut between words`);
+    onWarning?.(cutMessage(where, maxTokens, 'words'));
     return splitAtWords(t);
   };
   // Last resort, for one word longer than the budget (a huge URL or blob): reported, never silent.
+  // A character is at most a few tokens (byte fallback), so a quarter of the room always fits.
   const characters: Splitter = (t) => {
-    onWarning?.(`${where}: a word longer than ${maxTokens} tokens was cut between characters`);
-    const chars = [...t];
-    // A character is at most a few tokens (byte fallback), so a quarter of the room always fits.
-    const room = Math.max(1, Math.floor((maxTokens - headerTokens) / 4));
-    const parts: string[] = [];
-    for (let i = 0; i < chars.length; i += room) parts.push(chars.slice(i, i + room).join(''));
-    return parts;
+    onWarning?.(cutMessage(where, maxTokens, 'characters'));
+    return cutEvenly(t, Math.max(1, Math.floor((maxTokens - headerTokens) / 4)));
   };
   const lines = [splitAtLines, words, characters];
   // An atom that cannot fit even alone is cut now, so its first parts can fill the piece before it.
-  const refine = (atom: Atom): Atom[] => {
-    if (headerTokens + atomTokens(atom) <= maxTokens || atom.finer.length === 0) return [atom];
-    const [split, ...rest] = atom.finer;
-    const parts = split!(atom.text);
-    if (parts.length <= 1) return refine({ ...atom, finer: rest });
-    let at = atom.offset;
-    return parts.flatMap((part) => {
-      const a: Atom = { offset: at, text: part, finer: rest };
-      at += part.length;
-      return refine(a);
-    });
-  };
   const atoms: Atom[] = [];
   let offset = 0;
   for (const unit of issueUnits(text)) {
-    atoms.push(...refine({ offset, text: unit.text, finer: unit.kind === 'prose' ? [(t) => splitProse(t), ...lines] : lines }));
+    const atom: Atom = { offset, text: unit.text, finer: unit.kind === 'prose' ? [(t) => splitProse(t), ...lines] : lines };
+    for (const a of splitAhead(atom, (a) => headerTokens + atomTokens(a) > maxTokens)) atoms.push(a);
     offset += unit.text.length;
   }
   const endOf = (j: number) => (j < atoms.length ? atoms[j]!.offset : text.length);
 
   const pieces: Piece[] = [];
-  let i = 0;
-  while (i < atoms.length) {
-    // Take atoms while their summed counts fit, then count the piece exactly.
-    let estimate = headerTokens + atomTokens(atoms[i]!);
-    let j = i + 1;
-    while (j < atoms.length && estimate + atomTokens(atoms[j]!) <= maxTokens) estimate += atomTokens(atoms[j++]!);
-    let tokens = tokensOf(atoms[i]!.offset, endOf(j));
-    while (tokens > maxTokens && j > i + 1) tokens = tokensOf(atoms[i]!.offset, endOf(--j));
-    // Sums overestimate (tokens merge across the joins): grow while the exact count leaves room.
-    while (tokens <= maxTokens && j < atoms.length && tokens + atomTokens(atoms[j]!) <= maxTokens) {
-      const grown = tokensOf(atoms[i]!.offset, endOf(j + 1));
-      if (grown > maxTokens) break;
-      tokens = grown;
-      j++;
-    }
-    if (tokens > maxTokens) {
-      // One atom alone is too big after all (its count was an estimate): cut it finer and pack again from here.
-      const atom = atoms[i]!;
-      const [split, ...rest] = atom.finer;
-      if (!split) throw new Error(`issues chunking: ${where}: maxTokens ${maxTokens} cannot hold ${JSON.stringify(atom.text)} after the header`);
-      const parts = split(atom.text);
-      atom.finer = rest;
-      if (parts.length > 1) {
-        let at = atom.offset;
-        atoms.splice(
-          i,
-          1,
-          ...parts.map((part) => {
-            const a: Atom = { offset: at, text: part, finer: rest };
-            at += part.length;
-            return a;
-          }),
-        );
-      }
-      continue;
-    }
-    pieces.push({ start: atoms[i]!.offset, end: endOf(j), tokens });
-    i = j;
-  }
+  packToBudget({
+    budget: maxTokens,
+    size: () => atoms.length,
+    search: sumSearch({
+      budget: maxTokens,
+      size: () => atoms.length,
+      base: () => headerTokens,
+      cost: (k) => atomTokens(atoms[k]!),
+      measure: (i, j) => tokensOf(atoms[i]!.offset, endOf(j)),
+      countLone: true,
+      grow: true,
+    }),
+    refine: (i) => refineAtom(atoms, i),
+    lastResort: (i) => {
+      throw cannotHold('issues', where, maxTokens, atoms[i]!.text);
+    },
+    emit: (i, run) => pieces.push({ start: atoms[i]!.offset, end: endOf(run.end), tokens: run.tokens }),
+  });
   return pieces;
 }
 
@@ -202,7 +151,7 @@ interface Unit {
   citation: Omit<Citation, 'startLine' | 'endLine'>;
 }
 
-function chunksOfUnit(unit: Unit, counter: TokenCounter, maxTokens: number, onWarning?: IssueChunkWarning): Chunk[] {
+function chunksOfUnit(unit: Unit, counter: TokenCounter, maxTokens: number, onWarning?: CutWarning): Chunk[] {
   const { header, text } = unit;
   const where = `${unit.citation.path}${unit.citation.commentId !== undefined ? ` comment ${unit.citation.commentId}` : ''}`;
   const chunks: Chunk[] = [];
@@ -223,9 +172,9 @@ function chunksOfUnit(unit: Unit, counter: TokenCounter, maxTokens: number, onWa
  * per comment (header with author and date). Citations: path `#N`, the issue number, the comment id
  * for comments, the URL, and lines within the body or comment (1-based, after `\r\n` → `\n`).
  */
-export function chunkIssue(issue: Issue, counter: TokenCounter, options: ChunkingOptions, onWarning?: IssueChunkWarning): Chunk[] {
-  const maxTokens = Math.min(options.maxTokens, counter.window);
+export function chunkIssue(issue: Issue, counter: TokenCounter, options: ChunkingOptions, onWarning?: CutWarning): Chunk[] {
   const path = `#${issue.number}`;
+  const maxTokens = chunkBudget(options, counter, path);
   const units: Unit[] = [
     {
       header: issueHeader(issue),
@@ -243,11 +192,9 @@ export function chunkIssue(issue: Issue, counter: TokenCounter, options: Chunkin
         citation: { path, issue: issue.number, commentId: c.id, url: c.url },
       })),
   ];
-  const chunks = units.flatMap((u) => chunksOfUnit(u, counter, maxTokens, onWarning));
-  for (const c of chunks) {
-    if (c.tokens > maxTokens) {
-      throw new Error(`issues chunking bug: ${c.title} lines ${c.citation.startLine}-${c.citation.endLine} has ${c.tokens} tokens, more than the budget ${maxTokens}`);
-    }
-  }
-  return chunks;
+  return checkBudget(
+    units.flatMap((u) => chunksOfUnit(u, counter, maxTokens, onWarning)),
+    maxTokens,
+    'issues',
+  );
 }

