@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { collectionFits } from '../pipeline/retrieval/fusion/proportional.ts';
-import { docsProbability, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { docsProbability, evidenceOf, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import { replayItems, type ReplayItem } from './replay.ts';
 
@@ -24,7 +24,7 @@ const l2 = Number(values.l2);
 const { items } = await replayItems(instance, { fresh: values.fresh ?? false });
 
 const example = (it: ReplayItem): RouteExample => {
-  const lists = it.candidates.lists;
+  const lists = evidenceOf(it.candidates.deep);
   return { features: routeFeatures(routeQuestion(it.q.question), collectionFits(lists), topDense(lists)), docs: it.q.gold.source === 'docs' };
 };
 const dev = items.filter((it) => it.split === 'dev');

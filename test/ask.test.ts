@@ -101,9 +101,9 @@ describe('cita ask', () => {
     expect(askJson('what does parse_config do?').context.blocks[0].scores.via).toBe('lookup');
   });
 
-  it('with retrieval.router.kind=learned weighs docs against code by the model, and says so', () => {
-    const rules = askJson('How do I skip a test on Windows?');
-    const r = askJson('How do I skip a test on Windows?', '--set', 'retrieval.router.kind=learned');
+  it('by default (retrieval.router.kind=learned) weighs docs against code by the model, and says so', () => {
+    const rules = askJson('How do I skip a test on Windows?', '--set', 'retrieval.router.kind=rules');
+    const r = askJson('How do I skip a test on Windows?');
     const reason = (r.route.reasons as string[]).at(-1)!;
     const p = Number(/^learned route: P\(docs\) (\d\.\d\d)/.exec(reason)?.[1]);
     expect(p).toBeGreaterThan(0.5);

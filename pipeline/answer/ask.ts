@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
 import type { FusionResult } from '../retrieval/fusion/index.ts';
 import { collectionFits } from '../retrieval/fusion/proportional.ts';
-import { learnedRoute, routeFeatures, topDense } from '../retrieval/learnedRoute.ts';
+import { evidenceOf, learnedRoute, routeFeatures, topDense } from '../retrieval/learnedRoute.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
@@ -144,6 +144,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const depth = options.rankDepth ?? RANK_DEPTH;
   const lists: Partial<Record<Collection, SearchHit[]>> = {};
   const deep: Partial<Record<Collection, SearchHit[]>> = {};
+  const found: Partial<Record<Collection, SearchHit[]>> = {};
   await time('retrieve', async () => {
     for (const [c] of available) {
       const p = hop && c !== 'issues' ? plan.hop! : plan.question;
@@ -154,12 +155,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       const hits = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha);
       lists[c] = hits.slice(0, budget.chunks);
       deep[c] = hits.slice(0, depth);
+      found[c] = hits;
     }
   });
 
   // The learned route weighs docs against code once the fits are known (retrieval done).
   if (config.retrieval.router.kind === 'learned') {
-    const learned = learnedRoute(route, config.retrieval.router.model!, routeFeatures(route, collectionFits(lists), topDense(lists)));
+    const evidence = evidenceOf(found);
+    const learned = learnedRoute(route, config.retrieval.router.model!, routeFeatures(route, collectionFits(evidence), topDense(evidence)));
     Object.assign(route, learned);
   }
   const placement = { method: fusionConfig.method, options: { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };

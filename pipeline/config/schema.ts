@@ -187,18 +187,17 @@ export const configSchema = z
           .prefault({}),
         /**
          * How a question's weights per collection are set. `rules`: the router's multipliers alone;
-         * `learned`: docs against code by a logistic model over the rules that fired, the language and
-         * how well each collection's hits fit (pipeline/retrieval/learnedRoute.ts), with `model`'s
-         * coefficients (fitted by eval/trainRouter.ts).
+         * `learned`: docs against code by a logistic model over the rules that fired and how well
+         * each collection's hits fit (pipeline/retrieval/learnedRoute.ts), with `model`'s
+         * coefficients (fitted by eval/trainRouter.ts). Its default is in config/defaults.yaml.
          */
         router: z
           .object({
-            kind: z.enum(['rules', 'learned']).default('rules'),
+            kind: z.enum(['rules', 'learned']),
             model: z.object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()) }).strict().optional(),
           })
           .strict()
-          .refine((r) => r.kind !== 'learned' || r.model !== undefined, { message: 'kind "learned" needs a model (retrieval.router.model: intercept and coefficients, from eval/trainRouter.ts)' })
-          .prefault({}),
+          .refine((r) => r.kind !== 'learned' || r.model !== undefined, { message: 'kind "learned" needs a model (retrieval.router.model: intercept and coefficients, from eval/trainRouter.ts)' }),
       })
       .strict(),
     /** The language the sources are written in, and how questions in another language reach them. */

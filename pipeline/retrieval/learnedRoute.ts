@@ -38,6 +38,18 @@ export function routeFeatures(route: Pick<Route, 'fired'>, fits: Record<Collecti
   return features;
 }
 
+/**
+ * How many of each collection's hybrid hits the evidence is read from: a constant, so the route (and
+ * with it the ranking) never depends on `answer.budget`; 12, the default budget, is what the shipped
+ * coefficients were fitted on.
+ */
+export const EVIDENCE_DEPTH = 12;
+
+/** Each collection's first `EVIDENCE_DEPTH` hits: what the features are measured on. */
+export function evidenceOf(lists: Partial<Record<Collection, SearchHit[]>>): Partial<Record<Collection, SearchHit[]>> {
+  return Object.fromEntries(Object.entries(lists).map(([c, hits]) => [c, hits.slice(0, EVIDENCE_DEPTH)]));
+}
+
 /** The dense similarity of each collection's best hit, or null when it has none with one. */
 export function topDense(lists: Partial<Record<Collection, SearchHit[]>>): Record<Collection, number | null> {
   const best = (hits: SearchHit[] = []) => hits.reduce<number | null>((m, h) => (h.dense === null ? m : Math.max(m ?? -Infinity, h.dense)), null);
