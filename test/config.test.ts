@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { applyOverrides, ConfigError, deepMerge, loadConfig } from '../pipeline/config/load.ts';
+import { configSchema } from '../pipeline/config/schema.ts';
 import { elasticsearchOptions, resolvePaths } from '../pipeline/instance.ts';
 import { root } from './support/paths.ts';
 
@@ -183,5 +185,29 @@ describe('deepMerge', () => {
     [{ a: 1 }, undefined, { a: 1 }],
   ])('%j + %j = %j', (base, over, expected) => {
     expect(deepMerge(base, over)).toEqual(expected);
+  });
+});
+
+describe('defaults', () => {
+  it('each default is stated once: a setting config/defaults.yaml gives has no second default in the schema', () => {
+    const defaults = YAML.parse(fs.readFileSync(path.join(root, 'config/defaults.yaml'), 'utf8')) as Record<string, unknown>;
+    const leaves: string[][] = [];
+    const walk = (o: Record<string, unknown>, at: string[]) => {
+      for (const [k, v] of Object.entries(o)) {
+        // A record (the router's coefficients) is one value, not settings.
+        if (v && typeof v === 'object' && !Array.isArray(v) && k !== 'model') walk(v as Record<string, unknown>, [...at, k]);
+        else leaves.push([...at, k]);
+      }
+    };
+    walk(defaults, []);
+    expect(leaves.length).toBeGreaterThan(20);
+    const doubled = leaves.filter((leaf) => {
+      const config = { ...structuredClone(defaults), name: 'x', repository: { path: '.' } } as Record<string, unknown>;
+      let o = config as Record<string, unknown>;
+      for (const k of leaf.slice(0, -1)) o = o[k] as Record<string, unknown>;
+      delete o[leaf.at(-1)!];
+      return configSchema.safeParse(config).success;
+    });
+    expect(doubled.map((l) => l.join('.'))).toEqual([]);
   });
 });

