@@ -8,6 +8,7 @@ import type { CitaConfig } from './config/schema.ts';
 import { hasIndex, openEmbedder, openIndex, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
 import { withQueryCache } from './embedding/queryCache.ts';
 import { FairQueue } from './fairQueue.ts';
+import { limit, type Limit } from './limit.ts';
 import { IndexDamagedError, type Store } from './store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
 
@@ -158,17 +159,14 @@ export class Sessions {
   /** The loaded instance with its store, (re)opened when an index exists or was swapped. */
   async get(name: string): Promise<Session> {
     const s = await this.load(name);
-    // One (re)open at a time per instance: concurrent requests wait for it instead of opening twice.
-    let pending = this.storeOpening.get(name);
-    if (!pending) {
-      pending = this.refreshStore(s).finally(() => this.storeOpening.delete(name));
-      this.storeOpening.set(name, pending);
-    }
-    await pending;
+    // One (re)open at a time per instance: a request arriving meanwhile finds the store open instead of opening it twice.
+    let opening = this.storeOpening.get(name);
+    if (!opening) this.storeOpening.set(name, (opening = limit(1)));
+    await opening(() => this.refreshStore(s));
     return s;
   }
 
-  private readonly storeOpening = new Map<string, Promise<void>>();
+  private readonly storeOpening = new Map<string, Limit>();
 
   private async refreshStore(s: Session): Promise<void> {
     if (s.config.store.kind === 'elasticsearch') {

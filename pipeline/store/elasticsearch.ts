@@ -3,6 +3,7 @@ import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChu
 import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
 import { topK } from './topK.ts';
+import { limit } from '../limit.ts';
 import { cosine } from '../vectors.ts';
 
 /** The client's constructor options (node, auth, tls, timeouts). */
@@ -441,7 +442,7 @@ export class ElasticsearchStore implements Store {
    * `must_exist`, so a concurrent swap makes ours fail), then the old generations are deleted.
    */
   async commitRebuild(): Promise<void> {
-    await this.writes;
+    await this.writes.idle();
     const staged = this.staged;
     if (!staged) throw new Error('ElasticsearchStore: commitRebuild without openRebuild');
     const actions: object[] = [];
@@ -470,7 +471,7 @@ export class ElasticsearchStore implements Store {
 
   /** Deletes the generations a rebuild was building; the current index was never touched. */
   async discardRebuild(): Promise<void> {
-    await this.writes.catch(() => undefined);
+    await this.writes.idle();
     const staged = this.staged;
     if (!staged) return;
     this.staged = null;
@@ -573,12 +574,10 @@ export class ElasticsearchStore implements Store {
   }
 
   /** Applies of this store queue, like SQLite's write lock (another process's concurrent swap fails ours instead). */
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes = limit(1);
 
   async apply(changes: ChangeSet): Promise<void> {
-    const run = this.writes.then(() => this.applyNow(changes));
-    this.writes = run.catch(() => undefined);
-    return run;
+    return this.writes(() => this.applyNow(changes));
   }
 
   /**

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import type { Context, GeneratedAnswer, Generator } from '../types.ts';
 import { buildPrompt, toAnswer, type GenerationStats, type Prompt } from './prompt.ts';
+import { limit } from '../../limit.ts';
 import { resolveGguf } from './provisionGguf.ts';
 
 /**
@@ -52,7 +53,7 @@ export class LocalGgufGenerator implements Generator {
 
   private loading: Promise<Loaded> | undefined;
   /** Generations wait for each other: the context has a single sequence. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = limit(1);
   private closed = false;
 
   constructor(private readonly options: LocalGgufGeneratorOptions) {
@@ -111,16 +112,12 @@ export class LocalGgufGenerator implements Generator {
   }
 
   generate(question: string, context: Context): Promise<GeneratedAnswer> {
-    const run = this.queue.then(() => this.generateNow(question, context));
-    this.queue = run.catch(() => {});
-    return run;
+    return this.queue(() => this.generateNow(question, context));
   }
 
   /** One completion of a system + user prompt, queued like answers (the LLM judge uses it too). */
   complete(prompt: Prompt): Promise<string> {
-    const run = this.queue.then(() => this.completeNow(prompt));
-    this.queue = run.catch(() => {});
-    return run;
+    return this.queue(() => this.completeNow(prompt));
   }
 
   private async generateNow(question: string, ctx: Context): Promise<GeneratedAnswer> {
