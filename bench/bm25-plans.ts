@@ -24,7 +24,7 @@ import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { resolvePaths } from '../pipeline/instance.ts';
 import { ftsQuery, ftsTerms } from '../pipeline/store/codeTokens.ts';
-import { SqliteStore } from '../pipeline/store/sqlite.ts';
+import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { topK } from '../pipeline/store/topK.ts';
 import { FtsBm25 } from './support/bm25MaxScore.ts';
 

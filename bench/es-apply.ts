@@ -9,7 +9,7 @@
  * benchmark's indices are deleted at the end.
  */
 import { performance } from 'node:perf_hooks';
-import { ElasticsearchStore } from '../pipeline/store/elasticsearch.ts';
+import { ElasticsearchStore } from '../pipeline/store/elasticsearch/elasticsearchStore.ts';
 import type { StoredChunk } from '../pipeline/types.ts';
 import { mulberry32 } from '../test/support/prng.ts';
 

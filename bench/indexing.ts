@@ -18,7 +18,7 @@ import { VectorCache } from '../pipeline/index/vectorCache.ts';
 import { openEmbedder, resolvePaths, scanSources } from '../pipeline/instance.ts';
 import { embedQuery, searchCollection } from '../pipeline/retrieval/search.ts';
 import { percentile } from '../eval/metrics/percentile.ts';
-import { SqliteStore } from '../pipeline/store/sqlite.ts';
+import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

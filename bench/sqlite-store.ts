@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SqliteStore } from '../pipeline/store/sqlite.ts';
+import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import type { Collection, StoredChunk } from '../pipeline/types.ts';
 import { pytestCorpus } from '../test/support/paths.ts';
 import { mulberry32 } from '../test/support/prng.ts';

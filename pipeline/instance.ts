@@ -9,8 +9,8 @@ import { pidAlive } from './index/indexLock.ts';
 import { contentHash } from './chunking/ids.ts';
 import { VectorCache } from './index/vectorCache.ts';
 import { scanFiles, type FileScan } from './sources/files.ts';
-import type { ElasticsearchStoreOptions } from './store/elasticsearch.ts';
-import { GENERATION_KEY, SqliteStore } from './store/sqlite.ts';
+import type { ElasticsearchStoreOptions } from './store/elasticsearch/elasticsearchStore.ts';
+import { GENERATION_KEY, SqliteStore } from './store/sqlite/sqliteStore.ts';
 import type { Store } from './store/store.ts';
 import type { Embedder } from './types.ts';
 
@@ -97,7 +97,7 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
 /** Opens the instance's store by `store.kind` (creating an empty index the first time). */
 export async function openStore(config: CitaConfig, paths: InstancePaths, dims: number): Promise<Store> {
   if (config.store.kind === 'elasticsearch') {
-    const { ElasticsearchStore } = await import('./store/elasticsearch.ts');
+    const { ElasticsearchStore } = await import('./store/elasticsearch/elasticsearchStore.ts');
     return ElasticsearchStore.open(await elasticsearchOptions(config, paths, dims));
   }
   return openSqlite(config, paths.store, dims);
@@ -118,7 +118,7 @@ export async function elasticsearchOptions(
   dims: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ElasticsearchStoreOptions> {
-  const { clientOptionsFromEnv } = await import('./store/elasticsearch.ts');
+  const { clientOptionsFromEnv } = await import('./store/elasticsearch/elasticsearchStore.ts');
   const es = config.store.elasticsearch;
   const caFile = es.caFile === undefined ? undefined : resolveIn(paths.root, es.caFile);
   if (caFile !== undefined && !fs.existsSync(caFile)) throw new Error(`store.elasticsearch.caFile: ${caFile} does not exist`);
@@ -150,7 +150,7 @@ export interface RebuildTarget {
 
 export async function openRebuild(config: CitaConfig, paths: InstancePaths, dims: number): Promise<RebuildTarget> {
   if (config.store.kind === 'elasticsearch') {
-    const { ElasticsearchStore } = await import('./store/elasticsearch.ts');
+    const { ElasticsearchStore } = await import('./store/elasticsearch/elasticsearchStore.ts');
     const store = await ElasticsearchStore.openRebuild(await elasticsearchOptions(config, paths, dims));
     return {
       store,
@@ -239,7 +239,7 @@ export async function hasIndex(config: CitaConfig, paths: InstancePaths): Promis
 }
 
 async function readElasticsearchMeta(config: CitaConfig, paths: InstancePaths): Promise<Record<string, string> | null> {
-  const { ElasticsearchStore } = await import('./store/elasticsearch.ts');
+  const { ElasticsearchStore } = await import('./store/elasticsearch/elasticsearchStore.ts');
   return ElasticsearchStore.readMeta(await elasticsearchOptions(config, paths, 1));
 }
 

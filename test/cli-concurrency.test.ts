@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../pipeline/store/sqlite.ts';
+import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { citaAsync, citaRun, makeProject, type TestProject } from './support/cli.ts';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch.ts';
+import { ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch/elasticsearchStore.ts';
 import { cita, type TestProject } from './support/cli.ts';
 import { makeDemoProject } from './support/demoRepo.ts';
 import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientOptionsFromEnv, ElasticsearchStore, ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch.ts';
+import { clientOptionsFromEnv, ElasticsearchStore, ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch/elasticsearchStore.ts';
 import { IndexChangedError, type Store } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, storeContract } from './store.contract.ts';
 import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';

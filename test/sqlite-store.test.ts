@@ -7,7 +7,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildFile, replaceIndex, type InstancePaths } from '../pipeline/instance.ts';
 import { expandIdentifiers } from '../pipeline/store/codeTokens.ts';
-import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite.ts';
+import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { IndexChangedError, IndexDamagedError } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
 import { root } from './support/paths.ts';

@@ -9,7 +9,7 @@ import {
   type InstancePaths,
 } from '../instance.ts';
 import type { FileScan } from '../sources/files.ts';
-import { SqliteStore } from '../store/sqlite.ts';
+import { SqliteStore } from '../store/sqlite/sqliteStore.ts';
 import type { Store } from '../store/store.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder } from '../types.ts';
 import { runIndex, type IndexProgress, type IndexSummary } from './indexer.ts';

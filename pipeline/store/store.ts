@@ -48,7 +48,7 @@ export class IndexChangedError extends Error {
 
 /**
  * One index per instance; every method takes the collection it works on.
- * Implementations live beside this file (sqlite.ts, later elasticsearch.ts); retrieval imports only this.
+ * Implementations live in the folders beside this file (sqlite/, elasticsearch/); retrieval imports only this.
  */
 export interface Store {
   readonly kind: string;

@@ -4,7 +4,7 @@
  * Builds <count> chunks whose text holds the word `<run>marker`, prints `applying`, applies them
  * (with meta run=<run>) in one change set, prints `applied`.
  */
-import { SqliteStore } from '../../pipeline/store/sqlite.ts';
+import { SqliteStore } from '../../pipeline/store/sqlite/sqliteStore.ts';
 import type { Collection, StoredChunk } from '../../pipeline/types.ts';
 
 const [file, dimsArg, countArg, run] = process.argv.slice(2);

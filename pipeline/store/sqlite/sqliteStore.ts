@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
-import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
-import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
-import { byScoreThenId, topK } from './topK.ts';
+import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
+import { expandIdentifiers, ftsQuery } from '../codeTokens.ts';
+import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from '../store.ts';
+import { byScoreThenId, topK } from '../topK.ts';
 
 /**
  * The embedded default store: one SQLite file per instance.

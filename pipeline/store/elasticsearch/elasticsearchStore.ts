@@ -1,10 +1,10 @@
 import { Client, errors } from '@elastic/elasticsearch';
-import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../types.ts';
-import { expandIdentifiers, ftsQuery } from './codeTokens.ts';
-import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from './store.ts';
-import { topK } from './topK.ts';
-import { limit } from '../limit.ts';
-import { cosine } from '../vectors.ts';
+import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
+import { expandIdentifiers, ftsQuery } from '../codeTokens.ts';
+import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from '../store.ts';
+import { topK } from '../topK.ts';
+import { limit } from '../../limit.ts';
+import { cosine } from '../../vectors.ts';
 
 /** The client's constructor options (node, auth, tls, timeouts). */
 export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
