@@ -189,6 +189,25 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
         await expect(store.upsert([bad])).rejects.toThrow(/bad-dims/);
         expect(await store.count()).toBe(0);
       });
+
+      // Cosine similarity cannot score a vector without a direction: Elasticsearch refused it while
+      // SQLite stored it (and scored it NaN). Both refuse it now, the whole set with it.
+      it.each([
+        ['zero', new Float32Array(CONTRACT_DIMS)],
+        ['NaN', Float32Array.from({ length: CONTRACT_DIMS }, (_, i) => (i === 3 ? NaN : 0.5))],
+        ['infinite', Float32Array.from({ length: CONTRACT_DIMS }, (_, i) => (i === 0 ? Infinity : 0.5))],
+      ])('rejects a %s vector, naming the chunk, and writes nothing of the set', async (_, vector) => {
+        const good = makeChunk('fine', 'docs', 'a searchable text');
+        const bad = makeChunk('no-direction', 'docs', 'another text', { vector });
+        await expect(store.upsert([good, bad])).rejects.toThrow(/no-direction.*zero or non-finite/);
+        expect(await store.count()).toBe(0);
+      });
+
+      it('rejects a chunk of an unknown collection, naming it', async () => {
+        const bad = makeChunk('elsewhere', 'wiki' as Collection, 'text');
+        await expect(store.upsert([bad])).rejects.toThrow(/elsewhere.*collection "wiki"/);
+        expect(await store.count()).toBe(0);
+      });
     });
 
     describe('bm25', () => {
@@ -319,6 +338,25 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
 
       it('rejects a query vector of the wrong dimension', async () => {
         await expect(store.knn('docs', new Float32Array(CONTRACT_DIMS - 1), 3)).rejects.toThrow(/dimension/i);
+      });
+
+      // Elasticsearch refused a zero query vector (cosine) and an unknown collection (no such index)
+      // while SQLite returned no hits; both refuse them now, as bm25 refuses an unknown collection.
+      it('rejects a zero or non-finite query vector', async () => {
+        await expect(store.knn('docs', new Float32Array(CONTRACT_DIMS), 3)).rejects.toThrow(/zero or non-finite/);
+        await expect(store.knn('docs', new Float32Array(CONTRACT_DIMS).fill(NaN), 3)).rejects.toThrow(/zero or non-finite/);
+      });
+
+      it('rejects an unknown collection, like bm25', async () => {
+        await expect(store.knn('wiki' as Collection, randomVector('q6'), 3)).rejects.toThrow(/unknown collection "wiki"/);
+        await expect(store.bm25('wiki' as Collection, 'vector', 3)).rejects.toThrow(/unknown collection "wiki"/);
+      });
+
+      it('returns nothing for k below 1 or not a number', async () => {
+        for (const k of [0, -2, 0.5, NaN]) {
+          expect(await store.knn('docs', randomVector('q7'), k)).toEqual([]);
+          expect(await store.bm25('docs', 'vector chunk', k)).toEqual([]);
+        }
       });
     });
 

@@ -97,7 +97,10 @@ export function ftsTerms(query: string): string[] {
  * nothing is searchable; callers then return no hits.
  */
 export function ftsQuery(query: string): string {
-  return ftsTerms(query)
-    .map((t) => `"${t.replaceAll('"', '""')}"`)
-    .join(' OR ');
+  return ftsMatch(ftsTerms(query));
+}
+
+/** The FTS5 MATCH expression for terms: their OR, each in double quotes (`""` when there are none). */
+export function ftsMatch(terms: string[]): string {
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
 }

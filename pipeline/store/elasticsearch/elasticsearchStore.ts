@@ -1,6 +1,6 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { expandIdentifiers, ftsQuery } from '../codeTokens.ts';
+import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from '../store.ts';
 import { topK } from '../topK.ts';
 import { limit } from '../../limit.ts';
@@ -149,27 +149,10 @@ interface ChunkDoc {
 
 type Source = Omit<ChunkDoc, 'vector' | 'vector_bytes'> & { vector_bytes?: string };
 
-/** Accents off (`configuración` → `configuracion`), as SQLite's `remove_diacritics 2`. */
-function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
-}
-
-/** The last part of a qualified name: `Class.method` → `method`. */
-function leafOf(name: string): string {
-  return name.slice(name.lastIndexOf('.') + 1);
-}
-
-/** The terms of `ftsQuery` (whole identifiers, their parts, words), unquoted. */
-function queryTerms(query: string): string[] {
-  return [...ftsQuery(query).matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replaceAll('""', '"'));
-}
-
 function toDoc(chunk: StoredChunk): ChunkDoc {
   const { citation } = chunk;
-  const title = chunk.title.normalize('NFC');
-  const text = chunk.text.normalize('NFC');
-  const names = new Set(chunk.symbols ?? []);
-  if (citation.symbol) names.add(citation.symbol);
+  const search = searchFields(chunk.title, chunk.text);
+  const names = symbolNames(chunk);
   const doc: ChunkDoc = {
     id: chunk.id,
     collection: chunk.collection,
@@ -179,11 +162,11 @@ function toDoc(chunk: StoredChunk): ChunkDoc {
     tokens: chunk.tokens,
     path: citation.path,
     start_line: citation.startLine,
-    symbol_names: [...names],
-    symbol_leaves: [...new Set([...names].map(leafOf))],
-    title_search: fold(title),
-    text_search: fold(text),
-    identifiers: fold(expandIdentifiers(`${title}\n${text}`)),
+    symbol_names: names,
+    symbol_leaves: [...new Set(names.map(leafOf))],
+    title_search: fold(search.title),
+    text_search: fold(search.text),
+    identifiers: fold(search.identifiers),
     vector: Array.from(chunk.vector),
     vector_bytes: vectorBytes(chunk.vector),
   };
@@ -616,7 +599,7 @@ export class ElasticsearchStore implements Store {
   private async applyNow(changes: ChangeSet): Promise<void> {
     // Checked before anything is written: a bad chunk fails the set with nothing to undo.
     const upserts = [...new Map(changes.upsert.map((c) => [c.id, c])).values()];
-    for (const chunk of upserts) this.checkChunk(chunk);
+    for (const chunk of upserts) checkChunk(chunk, this.dims, `ElasticsearchStore ${this.instance}`);
     const meta = changes.meta ?? {};
     const hasMeta = Object.keys(meta).length > 0;
     // Compare-and-swap: the generations the plan was read at must still be current. They are read
@@ -802,25 +785,6 @@ export class ElasticsearchStore implements Store {
     await this.apply({ upsert: [], delete: ids });
   }
 
-  private checkChunk(chunk: StoredChunk): void {
-    if (!COLLECTIONS.includes(chunk.collection)) {
-      throw new Error(`ElasticsearchStore ${this.instance}: chunk ${chunk.id} has collection ${JSON.stringify(chunk.collection)}; allowed: ${COLLECTIONS.join(', ')}`);
-    }
-    const v = chunk.vector as unknown;
-    if (!(v instanceof Float32Array) || v.length !== this.dims) {
-      const got = v instanceof Float32Array ? `${v.length} dimensions` : `a ${Object.prototype.toString.call(v)}`;
-      throw new Error(
-        `ElasticsearchStore ${this.instance}: chunk ${chunk.id} (${chunk.citation.path}) has a vector of ${got}; ` +
-          `this index holds Float32Array vectors of ${this.dims} dimensions`,
-      );
-    }
-    let norm = 0;
-    for (const x of chunk.vector) norm += x * x;
-    if (!(norm > 0) || !Number.isFinite(norm)) {
-      throw new Error(`ElasticsearchStore ${this.instance}: chunk ${chunk.id} (${chunk.citation.path}) has a zero or non-finite vector, which cosine similarity cannot score`);
-    }
-  }
-
   /** Collection of each stored id among `ids`. */
   private async locate(ids: string[]): Promise<Map<string, Collection>> {
     const found = new Map<string, Collection>();
@@ -898,11 +862,10 @@ export class ElasticsearchStore implements Store {
   }
 
   async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
-    if (!COLLECTIONS.includes(collection)) {
-      throw new Error(`ElasticsearchStore: unknown collection ${JSON.stringify(collection)}; allowed: ${COLLECTIONS.join(', ')}`);
-    }
+    checkCollection(collection, 'ElasticsearchStore');
+    // The query's own terms, folded like the fields they are matched against.
     const terms = queryTerms(query).map(fold);
-    if (terms.length === 0 || k <= 0) return [];
+    if (terms.length === 0 || !wantsHits(k)) return [];
     const res = await this.call(`searching ${this.target(collection)}`, () =>
       this.client.search<Source>({
         index: this.target(collection),
@@ -917,10 +880,9 @@ export class ElasticsearchStore implements Store {
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {
-    if (vector.length !== this.dims) {
-      throw new Error(`ElasticsearchStore ${this.instance}: query vector has ${vector.length} dimensions, the index ${this.dims}`);
-    }
-    if (!(k >= 1)) return [];
+    checkCollection(collection, 'ElasticsearchStore');
+    checkQueryVector(vector, this.dims, `ElasticsearchStore ${this.instance}`);
+    if (!wantsHits(k)) return [];
     const index = this.target(collection);
     const queryVector = Array.from(vector);
     // Lucene's float32 scores of one vector differ in the last bit from one segment layout to another,

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { expandIdentifiers, ftsQuery } from '../codeTokens.ts';
+import { ftsMatch } from '../codeTokens.ts';
+import { checkChunk, checkCollection, checkQueryVector, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from '../store.ts';
 import { byScoreThenId, topK } from '../topK.ts';
 
@@ -113,14 +114,13 @@ function ftsTableSql(collection: Collection): string {
 }
 
 /**
- * What a chunk's FTS row holds, from its stored title and text. Removing the row needs exactly these
- * values again, so this must stay a pure function of the two (a change to it is a SCHEMA_VERSION bump).
- * NFC so that a decomposed accent (e + U+0301) folds like a precomposed one.
+ * What a chunk's FTS row holds, from its stored title and text (`searchFields`). Removing the row
+ * needs exactly these values again, so this must stay a pure function of the two (a change to it is
+ * a SCHEMA_VERSION bump).
  */
 function ftsColumns(title: string, text: string): [string, string, string] {
-  const t = title.normalize('NFC');
-  const x = text.normalize('NFC');
-  return [t, x, expandIdentifiers(`${t}\n${x}`)];
+  const f = searchFields(title, text);
+  return [f.title, f.text, f.identifiers];
 }
 
 function vectorBlob(v: Float32Array): Buffer {
@@ -138,11 +138,6 @@ function rowToChunk(row: ChunkRow): Chunk {
   };
   if (row.symbols !== null) chunk.symbols = JSON.parse(row.symbols) as string[];
   return chunk;
-}
-
-/** The last part of a qualified name: `Class.method` → `method`. */
-function leafOf(name: string): string {
-  return name.slice(name.lastIndexOf('.') + 1);
 }
 
 export class SqliteStore implements Store {
@@ -255,7 +250,7 @@ export class SqliteStore implements Store {
       // comes between them, which made interleaved replace ~20x slower.
       this.remove([...c.delete, ...upserts.map((chunk) => chunk.id)]);
       for (const chunk of upserts) {
-        this.checkChunk(chunk);
+        checkChunk(chunk, this.dims, `SqliteStore ${this.file}`);
         const { citation } = chunk;
         const seq = s.insertChunk.run({
           id: chunk.id,
@@ -273,10 +268,7 @@ export class SqliteStore implements Store {
         }).lastInsertRowid;
         s.fts[chunk.collection].insert.run(seq, ...ftsColumns(chunk.title, chunk.text));
         s.insertVec.run(BigInt(seq), vectorBlob(chunk.vector), chunk.collection);
-        // The citation's symbol is findable too, even when the chunker left `symbols` empty.
-        const names = new Set(chunk.symbols ?? []);
-        if (citation.symbol) names.add(citation.symbol);
-        for (const name of names) s.insertSymbol.run(name, leafOf(name), seq);
+        for (const name of symbolNames(chunk)) s.insertSymbol.run(name, leafOf(name), seq);
       }
       for (const [key, value] of Object.entries(c.meta ?? {})) s.upsertMeta.run(key, value);
       s.upsertMeta.run(GENERATION_KEY, String(generation + 1));
@@ -297,28 +289,11 @@ export class SqliteStore implements Store {
     for (const row of rows) s.deleteChunk.run(row.seq);
   }
 
-  private checkChunk(chunk: StoredChunk): void {
-    if (!COLLECTIONS.includes(chunk.collection)) {
-      throw new Error(
-        `SqliteStore ${this.file}: chunk ${chunk.id} has collection ${JSON.stringify(chunk.collection)}; ` +
-          `allowed: ${COLLECTIONS.join(', ')}`,
-      );
-    }
-    const v = chunk.vector as unknown;
-    if (!(v instanceof Float32Array) || v.length !== this.dims) {
-      const got = v instanceof Float32Array ? `${v.length} dimensions` : `a ${Object.prototype.toString.call(v)}`;
-      throw new Error(
-        `SqliteStore ${this.file}: chunk ${chunk.id} (${chunk.citation.path}) has a vector of ${got}; ` +
-          `this index holds Float32Array vectors of ${this.dims} dimensions`,
-      );
-    }
-  }
-
   async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
+    checkCollection(collection, 'SqliteStore');
     const fts = this.stmt.fts[collection];
-    if (!fts) throw new Error(`SqliteStore: unknown collection ${JSON.stringify(collection)}; allowed: ${COLLECTIONS.join(', ')}`);
-    const match = ftsQuery(query);
-    if (match === '' || !(k >= 1)) return [];
+    const match = ftsMatch(queryTerms(query));
+    if (match === '' || !wantsHits(k)) return [];
     const n = Math.min(Math.floor(k), Number.MAX_SAFE_INTEGER - 1);
     type Row = ChunkRow & { score: number };
     let rows = this.read(() => fts.bm25.all({ match, n: n + 1 }) as Row[]);
@@ -331,10 +306,9 @@ export class SqliteStore implements Store {
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {
-    if (vector.length !== this.dims) {
-      throw new Error(`SqliteStore ${this.file}: query vector has ${vector.length} dimensions, the index ${this.dims}`);
-    }
-    if (!(k >= 1)) return [];
+    checkCollection(collection, 'SqliteStore');
+    checkQueryVector(vector, this.dims, `SqliteStore ${this.file}`);
+    if (!wantsHits(k)) return [];
     const blob = vectorBlob(vector);
     const hits = (rows: unknown[]) =>
       (rows as (ChunkRow & { distance: number })[]).map((row) => ({ chunk: rowToChunk(row), score: 1 - row.distance }));

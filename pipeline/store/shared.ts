@@ -1,0 +1,89 @@
+import { COLLECTIONS, type Collection, type StoredChunk } from '../types.ts';
+import { expandIdentifiers, ftsTerms } from './codeTokens.ts';
+
+/**
+ * What every Store backend does alike, written once: which chunks and query vectors it accepts, the
+ * searchable copies of a chunk's text, the names it is found by, and the terms of a query. The
+ * backends differ only in how they store and search these (SQLite FTS5 + vec0, Elasticsearch).
+ * `where` names the store in messages (`SqliteStore <file>`, `ElasticsearchStore <instance>`).
+ */
+
+/** Throws unless `collection` is one cita indexes (an unknown one is a caller's bug, not an empty result). */
+export function checkCollection(collection: Collection, where: string): void {
+  if (!COLLECTIONS.includes(collection)) throw new Error(`${where}: unknown collection ${JSON.stringify(collection)}; allowed: ${COLLECTIONS.join(', ')}`);
+}
+
+/**
+ * Whether a vector has a direction cosine similarity can score: not all zeros, every value finite.
+ * Elasticsearch refuses the others outright; SQLite would store them and score them NaN.
+ */
+function hasDirection(v: Float32Array): boolean {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  return norm > 0 && Number.isFinite(norm);
+}
+
+/** A chunk a store may write: a known collection, a Float32Array of the index's dimensions with a direction. */
+export function checkChunk(chunk: StoredChunk, dims: number, where: string): void {
+  if (!COLLECTIONS.includes(chunk.collection)) {
+    throw new Error(`${where}: chunk ${chunk.id} has collection ${JSON.stringify(chunk.collection)}; allowed: ${COLLECTIONS.join(', ')}`);
+  }
+  const v = chunk.vector as unknown;
+  if (!(v instanceof Float32Array) || v.length !== dims) {
+    const got = v instanceof Float32Array ? `${v.length} dimensions` : `a ${Object.prototype.toString.call(v)}`;
+    throw new Error(
+      `${where}: chunk ${chunk.id} (${chunk.citation.path}) has a vector of ${got}; this index holds Float32Array vectors of ${dims} dimensions`,
+    );
+  }
+  if (!hasDirection(v)) {
+    throw new Error(`${where}: chunk ${chunk.id} (${chunk.citation.path}) has a zero or non-finite vector, which cosine similarity cannot score`);
+  }
+}
+
+/** A query vector a store can search with (same rules as a stored one). */
+export function checkQueryVector(vector: Float32Array, dims: number, where: string): void {
+  if (vector.length !== dims) throw new Error(`${where}: query vector has ${vector.length} dimensions, the index ${dims}`);
+  if (!hasDirection(vector)) throw new Error(`${where}: the query vector is zero or non-finite, which cosine similarity cannot score`);
+}
+
+/** Whether a search for `k` hits returns any: k of at least 1 (NaN, 0 and negatives ask for none). */
+export function wantsHits(k: number): boolean {
+  return k >= 1;
+}
+
+/** The last part of a qualified name: `Class.method` → `method`. */
+export function leafOf(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/** The names a chunk is found by with `lookupSymbol`: its `symbols`, then its citation's symbol (even when the chunker left `symbols` empty), each once. */
+export function symbolNames(chunk: StoredChunk): string[] {
+  const names = new Set(chunk.symbols ?? []);
+  if (chunk.citation.symbol) names.add(chunk.citation.symbol);
+  return [...names];
+}
+
+/**
+ * The searchable copies of a chunk's title and text: NFC (a decomposed accent, e + U+0301, folds like
+ * a precomposed one) plus the identifier parts from `expandIdentifiers`. A pure function of the two:
+ * SQLite removes a row by giving these very values again.
+ */
+export function searchFields(title: string, text: string): { title: string; text: string; identifiers: string } {
+  const t = title.normalize('NFC');
+  const x = text.normalize('NFC');
+  return { title: t, text: x, identifiers: expandIdentifiers(`${t}\n${x}`) };
+}
+
+/** Accents off (`configuración` → `configuracion`), as SQLite's FTS5 `remove_diacritics 2` does. */
+export function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
+}
+
+/**
+ * The terms of free user text that bm25 searches for, each once, in order: every word and identifier,
+ * whole and in parts, lower-cased (see `ftsTerms`). SQLite quotes them into an FTS5 MATCH (`ftsQuery`);
+ * Elasticsearch folds them and matches them against its folded fields.
+ */
+export function queryTerms(query: string): string[] {
+  return ftsTerms(query);
+}
