@@ -1,17 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type { Generator } from './answer/types.ts';
+import { findRoot, loadConfig } from './config/load.ts';
 import type { CitaConfig } from './config/schema.ts';
 import { createEmbedder } from './embedding/create.ts';
-import { FILES_META_KEY, withoutFileRecord } from './index/fileManifest.ts';
-import { pidAlive } from './index/indexLock.ts';
+import { FILES_META_KEY } from './index/fileManifest.ts';
 import { contentHash } from './chunking/ids.ts';
 import { VectorCache } from './index/vectorCache.ts';
+import { UserError } from './errors.ts';
 import { scanFiles, type FileScan } from './sources/files.ts';
-import type { ElasticsearchStoreOptions } from './store/elasticsearch/elasticsearchStore.ts';
-import { GENERATION_KEY, SqliteStore } from './store/sqlite/sqliteStore.ts';
-import type { Store } from './store/store.ts';
+import { storeBackend } from './store/backend.ts';
+import type { RebuildTarget, Store, StoreBackend } from './store/store.ts';
 import type { Embedder } from './types.ts';
 
 /**
@@ -94,133 +93,19 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
   });
 }
 
-/** Opens the instance's store by `store.kind` (creating an empty index the first time). */
+/** The instance's index backend (SQLite file or Elasticsearch cluster): its lifecycle, behind the Store port. */
+export function instanceBackend(config: CitaConfig, paths: InstancePaths): StoreBackend {
+  return storeBackend(config, { root: paths.root, file: paths.store });
+}
+
+/** Opens the instance's index (creating an empty one the first time) with vectors of `dims`. */
 export async function openStore(config: CitaConfig, paths: InstancePaths, dims: number): Promise<Store> {
-  if (config.store.kind === 'elasticsearch') {
-    const { ElasticsearchStore } = await import('./store/elasticsearch/elasticsearchStore.ts');
-    return ElasticsearchStore.open(await elasticsearchOptions(config, paths, dims));
-  }
-  return openSqlite(config, paths.store, dims);
+  return instanceBackend(config, paths).open(dims);
 }
 
-function openSqlite(config: CitaConfig, file: string, dims: number): SqliteStore {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  return SqliteStore.open(file, { dims, instance: config.name });
-}
-
-/**
- * The Elasticsearch store's options from `store.elasticsearch`: credentials from the environment
- * variables it names (never from the file), the CA file relative to the project root.
- */
-export async function elasticsearchOptions(
-  config: CitaConfig,
-  paths: InstancePaths,
-  dims: number,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<ElasticsearchStoreOptions> {
-  const { clientOptionsFromEnv } = await import('./store/elasticsearch/elasticsearchStore.ts');
-  const es = config.store.elasticsearch;
-  const caFile = es.caFile === undefined ? undefined : resolveIn(paths.root, es.caFile);
-  if (caFile !== undefined && !fs.existsSync(caFile)) throw new Error(`store.elasticsearch.caFile: ${caFile} does not exist`);
-  const client = await clientOptionsFromEnv(
-    {
-      url: es.url,
-      apiKeyEnv: es.apiKeyEnv,
-      usernameEnv: es.usernameEnv,
-      passwordEnv: es.passwordEnv,
-      caFile,
-      rejectUnauthorized: es.rejectUnauthorized,
-      requestTimeoutMs: es.requestTimeoutMs,
-      maxRetries: es.maxRetries,
-    },
-    env,
-  );
-  return { dims, instance: config.name, client, analyzer: es.analyzer, prefix: es.prefix, shards: es.shards, replicas: es.replicas };
-}
-
-/** A fresh index being built beside the live one (`cita index --rebuild`): readers keep the old one until `commit`. */
-export interface RebuildTarget {
-  /** Empty at first; reads and writes go to the new index only. */
-  store: Store;
-  /** Replaces the live index with the new one atomically, then closes the store. */
-  commit(): Promise<void>;
-  /** Drops the new index (the live one was never touched) and closes the store. */
-  discard(): Promise<void>;
-}
-
+/** A fresh index built beside the live one (`cita index --rebuild`); see RebuildTarget. */
 export async function openRebuild(config: CitaConfig, paths: InstancePaths, dims: number): Promise<RebuildTarget> {
-  if (config.store.kind === 'elasticsearch') {
-    const { ElasticsearchStore } = await import('./store/elasticsearch/elasticsearchStore.ts');
-    const store = await ElasticsearchStore.openRebuild(await elasticsearchOptions(config, paths, dims));
-    return {
-      store,
-      commit: () => store.commitRebuild().finally(() => store.close()),
-      discard: () => store.discardRebuild().finally(() => store.close()),
-    };
-  }
-  discardStaleRebuilds(paths);
-  const file = rebuildFile(paths);
-  const store = openSqlite(config, file, dims);
-  return {
-    store,
-    async commit() {
-      await store.close();
-      replaceIndex(paths, file);
-    },
-    async discard() {
-      await store.close();
-      discardRebuild(file);
-    },
-  };
-}
-
-/**
- * Where a `--rebuild` builds a fresh index before it replaces the old one: a name of its own
- * (`<index>.rebuild-<pid>-<random>`), so no run ever opens or deletes another run's file.
- */
-export function rebuildFile(paths: InstancePaths, id = `${process.pid}-${randomUUID().slice(0, 8)}`): string {
-  return `${paths.store}.rebuild-${id}`;
-}
-
-const SIDE_FILES = ['-wal', '-shm'];
-
-/**
- * Replaces the index with a completely built new one. The old file is left untouched until the new
- * one is whole; a rename is atomic, so a crash leaves one or the other, never a mix. The new file was
- * closed (WAL checkpointed) by the caller; the old one's side files go first so they are never
- * applied to the new file.
- */
-export function replaceIndex(paths: InstancePaths, rebuilt: string): void {
-  for (const side of SIDE_FILES) if (fs.existsSync(`${rebuilt}${side}`)) throw new Error(`${rebuilt} was not closed cleanly`);
-  if (fs.existsSync(paths.store)) {
-    // Fold the old WAL into its file, so dropping the side files loses nothing if we stop here.
-    try {
-      const db = new Database(paths.store);
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
-    } catch {
-      // Not a readable database (the reason for many a rebuild): nothing in it to keep.
-    }
-    for (const side of SIDE_FILES) fs.rmSync(`${paths.store}${side}`, { force: true });
-  }
-  fs.renameSync(rebuilt, paths.store);
-}
-
-/** Removes a half-built rebuild file and its side files. */
-export function discardRebuild(file: string): void {
-  for (const suffix of ['', ...SIDE_FILES]) fs.rmSync(`${file}${suffix}`, { force: true });
-}
-
-/** Removes half-built rebuilds left by interrupted runs: those whose process is gone (and the old fixed name). */
-function discardStaleRebuilds(paths: InstancePaths): void {
-  const dir = path.dirname(paths.store);
-  const prefix = `${path.basename(paths.store)}.rebuild`;
-  if (!fs.existsSync(dir)) return;
-  for (const name of fs.readdirSync(dir)) {
-    if (!name.startsWith(prefix) || SIDE_FILES.some((side) => name.endsWith(side))) continue;
-    const pid = /^-(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1];
-    if (name === prefix || (pid !== undefined && !pidAlive(Number(pid)))) discardRebuild(path.join(dir, name));
-  }
+  return instanceBackend(config, paths).rebuild(dims);
 }
 
 export function openVectorCache(config: CitaConfig, paths: InstancePaths): VectorCache {
@@ -228,19 +113,13 @@ export function openVectorCache(config: CitaConfig, paths: InstancePaths): Vecto
 }
 
 /** Whether an index exists for the instance (without creating one); for Elasticsearch, asks the cluster. */
+export async function hasIndex(config: CitaConfig, paths: InstancePaths): Promise<boolean> {
+  return instanceBackend(config, paths).exists();
+}
+
 /** The existing index, opened with the vector size it was built with (no model loaded). */
 export async function openIndex(config: CitaConfig, paths: InstancePaths, meta?: Record<string, string>): Promise<Store> {
   return openStore(config, paths, Number((meta ?? (await readMeta(config, paths))).dims ?? 384));
-}
-
-export async function hasIndex(config: CitaConfig, paths: InstancePaths): Promise<boolean> {
-  if (config.store.kind === 'elasticsearch') return (await readElasticsearchMeta(config, paths)) !== null;
-  return fs.existsSync(paths.store);
-}
-
-async function readElasticsearchMeta(config: CitaConfig, paths: InstancePaths): Promise<Record<string, string> | null> {
-  const { ElasticsearchStore } = await import('./store/elasticsearch/elasticsearchStore.ts');
-  return ElasticsearchStore.readMeta(await elasticsearchOptions(config, paths, 1));
 }
 
 /**
@@ -249,14 +128,151 @@ async function readElasticsearchMeta(config: CitaConfig, paths: InstancePaths): 
  * polls this every few seconds and only the indexer reads the record (through `store.meta()`).
  */
 export async function readMeta(config: CitaConfig, paths: InstancePaths): Promise<Record<string, string>> {
-  if (config.store.kind === 'elasticsearch') return withoutFileRecord((await readElasticsearchMeta(config, paths)) ?? {});
-  const db = new Database(paths.store, { readonly: true, fileMustExist: true });
-  try {
-    const rows = db.prepare('SELECT key, value FROM meta WHERE key NOT IN (?, ?)').all(GENERATION_KEY, FILES_META_KEY) as { key: string; value: string }[];
-    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
-  } catch {
-    return {};
-  } finally {
-    db.close();
+  return instanceBackend(config, paths).meta([FILES_META_KEY]);
+}
+
+/**
+ * The instance is configured but its index cannot answer yet: never indexed, indexed with nothing,
+ * or built with another model. One class and one message per failure, for every way in (CLI, server,
+ * evaluation, promptfoo, `npm start`).
+ */
+export class IndexNotReadyError extends UserError {
+  override name = 'IndexNotReadyError';
+}
+
+export const noIndexYet = (name: string) => new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` (or the API's reindex mutation)`);
+
+/**
+ * Whether an open index can answer questions embedded by `embedder`: it holds chunks, and they were
+ * embedded by the same model (a query embedded by another model would be compared with vectors of
+ * another space). The dimensions were checked when the store was opened.
+ */
+export async function checkIndex(store: Store, embedder: Pick<Embedder, 'id'>, name: string): Promise<void> {
+  const meta = await store.meta();
+  if (!meta.model || (await store.count()) === 0) throw new IndexNotReadyError(`instance "${name}" has an empty index: run \`cita index ${name}\``);
+  if (meta.model !== embedder.id) {
+    throw new IndexNotReadyError(`the index of "${name}" was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${name}\` to re-embed it`);
   }
+}
+
+/**
+ * What an instance is opened for, which decides what is loaded and what must exist already:
+ * - `index`: the model only; the index may not exist yet (the indexer opens or creates it).
+ * - `read`: the existing index at its own vector size, no model (`cita issue`, the examples of `npm start`).
+ * - `search`: the model and the existing index, checked to match (`cita search`, evaluation scripts).
+ * - `ask`: as `search`, plus the answer generator (`cita ask`, evaluation targets, promptfoo).
+ * - `serve`: the model and the generator; the server opens (and after a rebuild reopens) the index
+ *   itself through `backend`, checking it with `checkIndex` before each use.
+ */
+export type Purpose = 'index' | 'read' | 'search' | 'ask' | 'serve';
+
+interface Needs {
+  index: 'embedder';
+  read: 'store';
+  search: 'embedder' | 'store';
+  ask: 'embedder' | 'store' | 'generator';
+  serve: 'embedder' | 'generator';
+}
+
+export interface Instance {
+  name: string;
+  config: CitaConfig;
+  /** The instance file the config came from. */
+  file: string;
+  paths: InstancePaths;
+  /** The index's lifecycle (exists, meta, open, rebuild), whatever the backend. */
+  backend: StoreBackend;
+  store?: Store;
+  embedder?: Embedder;
+  generator?: Generator;
+  /** Closes what this call opened (generator, store, model), not what it was given. */
+  close(): Promise<void>;
+}
+
+export type InstanceFor<P extends Purpose> = Instance & Required<Pick<Instance, Needs[P]>>;
+
+export interface OpenOptions<P extends Purpose> {
+  purpose: P;
+  /** Project root (default: `findRoot()`). */
+  root?: string;
+  /** `key.path=value` config overrides (`--set`), applied last. */
+  overrides?: string[];
+  /** Partial YAML files merged over the instance file first (`cita eval --config/--vs`). */
+  overlays?: string[];
+  /** Where the generator reports (e.g. a local model loading). */
+  log?: (message: string) => void;
+  /** A model already loaded and shared (evaluation targets with the same embedding settings): used as is, not closed. */
+  embedder?: Embedder;
+  /** A store already open on this instance's index and shared: checked like a fresh one, not closed. */
+  store?: Store;
+  /** Wraps the model before the store check and the generator use it (the server's fair queue and query cache); closed by `close()`. */
+  wrapEmbedder?: (embedder: Embedder) => Embedder;
+}
+
+export interface LoadedInstance {
+  config: CitaConfig;
+  file: string;
+  paths: InstancePaths;
+}
+
+/** Config step one and two for an instance: load and validate its config, resolve its paths. Nothing is opened. */
+export function loadInstance(name: string, options: { root?: string; overrides?: string[]; overlays?: string[] } = {}): LoadedInstance {
+  const root = options.root ?? findRoot();
+  const { config, file } = loadConfig(name, { root, overrides: options.overrides, overlays: options.overlays });
+  return { config, file, paths: resolvePaths(config, root) };
+}
+
+/**
+ * The one composition root: an instance's config (by name, or as `loadInstance` returned it), its
+ * index, model and generator, opened for `purpose` and checked with one message per failure (no
+ * index yet, an empty index, another model; another vector size or a damaged index is the store's
+ * IndexDamagedError). On any failure what was opened is closed again.
+ */
+export async function openInstance<P extends Purpose>(what: string | LoadedInstance, options: OpenOptions<P>): Promise<InstanceFor<P>> {
+  const { config, file, paths } = typeof what === 'string' ? loadInstance(what, options) : what;
+  const { purpose } = options;
+  const name = config.name;
+  const backend = instanceBackend(config, paths);
+  const owned: { close(): Promise<void> | void }[] = [];
+  const close = async () => {
+    // Generator first (it may hold the model's embedder), the model last.
+    for (const o of owned.splice(0).reverse()) await o.close();
+  };
+  const instance: Instance = { name, config, file, paths, backend, close };
+  try {
+    const needsIndex = purpose === 'read' || purpose === 'search' || purpose === 'ask';
+    // Checked before a model loads: a missing index is the commonest failure and the cheapest to find.
+    if (needsIndex && !options.store && !(await backend.exists())) throw noIndexYet(name);
+    if (purpose === 'read') {
+      instance.store = options.store ?? own(owned, await openIndex(config, paths));
+      return instance as InstanceFor<P>;
+    }
+    const model = options.embedder ?? (await openEmbedder(config, paths));
+    const embedder = options.wrapEmbedder ? options.wrapEmbedder(model) : model;
+    // A wrapper closes the model with itself; a model given is the giver's to close.
+    if (!options.embedder) owned.push(embedder);
+    instance.embedder = embedder;
+    if (needsIndex) {
+      const store = options.store ?? own(owned, await backend.open(embedder.dims));
+      await checkIndex(store, embedder, name);
+      instance.store = store;
+    }
+    if (purpose === 'ask' || purpose === 'serve') {
+      // Loaded here, so indexing and search do not load the answer path.
+      const { createGenerator } = await import('./answer/generators/index.ts');
+      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: options.log ?? (() => {}) });
+      owned.push({ close: () => generator.close?.() });
+      instance.generator = generator;
+    }
+    return instance as InstanceFor<P>;
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Records that `openInstance` opened `thing` (so its `close()` closes it) and returns it. */
+function own<T extends { close(): Promise<void> | void }>(owned: { close(): Promise<void> | void }[], thing: T): T {
+  owned.push(thing);
+  return thing;
 }

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { applyOverrides, ConfigError, deepMerge, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
-import { elasticsearchOptions, resolvePaths } from '../pipeline/instance.ts';
+import { resolvePaths } from '../pipeline/instance.ts';
+import { elasticsearchOptions } from '../pipeline/store/elasticsearch/backend.ts';
 import { root } from './support/paths.ts';
 
 const dirs: string[] = [];

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rebuildFile, replaceIndex, type InstancePaths } from '../pipeline/instance.ts';
 import { expandIdentifiers } from '../pipeline/store/codeTokens.ts';
+import { rebuildFile, replaceIndex } from '../pipeline/store/sqlite/backend.ts';
 import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { IndexChangedError, IndexDamagedError } from '../pipeline/store/store.ts';
 import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
@@ -206,14 +206,15 @@ describe('SqliteStore (file)', () => {
 
   it('closing a store whose file a rebuild replaced leaves the new index and its WAL alone', async () => {
     const file = tempFile();
-    const paths: InstancePaths = { root: path.dirname(file), checkout: '', store: file, vectorCache: '', models: '', lock: `${file}.lock` };
     const old = SqliteStore.open(file, { dims: CONTRACT_DIMS });
     await old.upsert(initial());
-    const next = rebuildFile(paths);
+    const next = rebuildFile(file);
     const rebuilt = SqliteStore.open(next, { dims: CONTRACT_DIMS });
     await rebuilt.upsert([makeChunk('fresh', 'docs', 'the rebuilt index')]);
     await rebuilt.close();
-    replaceIndex(paths, next);
+    expect(await old.standing()).toBe('live');
+    replaceIndex(file, next);
+    expect(await old.standing()).toBe('replaced');
     const current = SqliteStore.open(file, { dims: CONTRACT_DIMS });
     await current.upsert([makeChunk('in-wal', 'docs', 'written after the swap, still in the WAL')]);
     expect(existsSync(`${file}-wal`)).toBe(true);
@@ -263,7 +264,7 @@ describe('SqliteStore (file)', () => {
     await fresh.apply({ upsert: [makeChunk('rebuilt', 'docs', 'rebuilt')], delete: [], meta: { run: 'rebuild' } });
     await fresh.close();
     const plannedAgain = await a.generation();
-    replaceIndex({ store: file } as InstancePaths, rebuilt);
+    replaceIndex(file, rebuilt);
     await expect(a.apply({ upsert: [makeChunk('lost', 'docs', 'lost')], delete: [], ifGeneration: plannedAgain })).rejects.toThrow(/a --rebuild replaced it/);
     await a.close();
     const now = SqliteStore.open(file, { dims: CONTRACT_DIMS });

@@ -94,5 +94,43 @@ export interface Store {
    * planning, pass it as `ifGeneration` when committing the plan.
    */
   generation(): Promise<string>;
+  /**
+   * Whether this open store still reads the instance's live index: `replaced` once a rebuild swapped
+   * another one in (open the backend again to read it), `removed` once it is gone. A long-lived
+   * reader (the server) asks before each use; Elasticsearch reads through aliases, which follow every
+   * swap, so it is always `live` there.
+   */
+  standing(): Promise<Standing>;
   close(): Promise<void>;
+}
+
+export type Standing = 'live' | 'replaced' | 'removed';
+
+/** A fresh index being built beside the live one (`cita index --rebuild`): readers keep the old one until `commit`. */
+export interface RebuildTarget {
+  /** Empty at first; reads and writes go to the new index only. */
+  store: Store;
+  /** Replaces the live index with the new one atomically, then closes the store. */
+  commit(): Promise<void>;
+  /** Drops the new index (the live one was never touched) and closes the store. */
+  discard(): Promise<void>;
+}
+
+/**
+ * An instance's index where it lives (a file, a cluster) and its lifecycle, before and beside an open
+ * `Store`. Each backend folder has one (sqlite/backend.ts, elasticsearch/backend.ts); `storeBackend`
+ * (backend.ts) picks it from the config, and no caller outside pipeline/store/ knows which it has.
+ */
+export interface StoreBackend {
+  /** Whether an index exists, creating nothing. */
+  exists(): Promise<boolean>;
+  /**
+   * The index's metadata (model, dims, time) without opening it for writing or creating anything;
+   * `{}` when there is none. Keys in `omit` are not read (the indexer's large per-file record).
+   */
+  meta(omit?: string[]): Promise<Record<string, string>>;
+  /** Opens the index for reading and writing, creating an empty one with vectors of `dims` the first time. */
+  open(dims: number): Promise<Store>;
+  /** Starts a fresh generation beside the live index; see RebuildTarget. */
+  rebuild(dims: number): Promise<RebuildTarget>;
 }

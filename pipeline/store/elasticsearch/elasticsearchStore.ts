@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
 import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
-import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from '../store.ts';
+import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { topK } from '../topK.ts';
 import { limit } from '../../limit.ts';
 import { cosine } from '../../vectors.ts';
@@ -979,6 +979,11 @@ export class ElasticsearchStore implements Store {
 
   async meta(): Promise<Record<string, string>> {
     return this.metaOf(this.target('meta'));
+  }
+
+  /** Reads go through the aliases, which a rebuild moves atomically: one open store serves every generation. */
+  async standing(): Promise<Standing> {
+    return 'live';
   }
 
   /** Deletes every index and alias of the instance (tests, `--rebuild` cleanup). */

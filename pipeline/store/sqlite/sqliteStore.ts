@@ -4,7 +4,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
 import { ftsMatch } from '../codeTokens.ts';
 import { checkChunk, checkCollection, checkQueryVector, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
-import { IndexChangedError, IndexDamagedError, type ChangeSet, type Store } from '../store.ts';
+import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { byScoreThenId, topK } from '../topK.ts';
 
 /**
@@ -371,11 +371,21 @@ export class SqliteStore implements Store {
 
   /** Why the path no longer leads to the file this store writes (a rebuild swapped it, or it was deleted); null if it does. */
   private replacedBy(): string | null {
-    if (this.ino === undefined) return null;
+    const standing = this.standingNow();
+    return standing === 'live' ? null : standing === 'replaced' ? 'a new file (a --rebuild replaced it)' : 'none (the file was deleted)';
+  }
+
+  /** Whether the path still leads to the file opened: a rebuild renames another over it. */
+  async standing(): Promise<Standing> {
+    return this.standingNow();
+  }
+
+  private standingNow(): Standing {
+    if (this.ino === undefined) return 'live';
     try {
-      return fs.statSync(this.file).ino === this.ino ? null : 'a new file (a --rebuild replaced it)';
+      return fs.statSync(this.file).ino === this.ino ? 'live' : 'replaced';
     } catch {
-      return 'none (the file was deleted)';
+      return 'removed';
     }
   }
 

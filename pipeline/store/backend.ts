@@ -1,0 +1,13 @@
+import type { CitaConfig } from '../config/schema.ts';
+import { elasticsearchBackend, elasticsearchOptions } from './elasticsearch/backend.ts';
+import { sqliteBackend } from './sqlite/backend.ts';
+import type { StoreBackend } from './store.ts';
+
+/**
+ * The instance's index backend by `store.kind`: the one place that knows which backends there are.
+ * `file` is the resolved `store.path` (SQLite); `root` resolves the Elasticsearch CA file.
+ */
+export function storeBackend(config: CitaConfig, where: { root: string; file: string }): StoreBackend {
+  if (config.store.kind === 'elasticsearch') return elasticsearchBackend((dims) => elasticsearchOptions(config, where, dims));
+  return sqliteBackend(where.file, config.name);
+}
