@@ -9,8 +9,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDataset } from '../datasets/questions.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
@@ -26,13 +26,10 @@ const instance = positionals[0] ?? 'pytest';
 if (!values.dataset) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
 const k = Number(values.k);
 const root = findRoot();
-const { config } = loadConfig(instance, { root });
-const paths = resolvePaths(config, root);
 const questions = loadDataset({ name: path.basename(values.dataset, '.jsonl'), path: values.dataset, format: 'cita' }, root).questions.filter(
   (q) => q.gold.answerable && q.gold.files.length > 0 && (!values.split || q.split === values.split),
 );
-const embedder = await openEmbedder(config, paths);
-const store = await openStore(config, paths, embedder.dims);
+const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
 const alpha = config.retrieval.hybrid.alpha;
 const depth = 50;
 
@@ -79,6 +76,5 @@ if (values.json) {
     console.log(`${mode.padEnd(18)} ${cells.join(' ')}`);
   }
 }
-await store.close();
-await embedder.close();
+await close();
 process.exit(0);

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadJsonl, localizationRecord, type LocalizationRecord } from '../datasets/shared.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { openEmbedder, openStore, resolvePaths, type InstancePaths } from '../pipeline/instance.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance, type InstancePaths } from '../pipeline/instance.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Embedder } from '../pipeline/types.ts';
 
@@ -27,22 +27,7 @@ export async function openEvalInstance(argv = process.argv.slice(2), defaultK = 
   const k = values.k === undefined ? defaultK : Number(values.k);
   if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive integer, got ${values.k}`);
   const root = findRoot();
-  const { config } = loadConfig(instance, { root });
-  const paths = resolvePaths(config, root);
   const localization = loadJsonl(path.resolve(root, '../shared/datasets/pytest/issue-localization.jsonl'), localizationRecord);
-  const embedder = await openEmbedder(config, paths);
-  const store = await openStore(config, paths, embedder.dims);
-  return {
-    instance,
-    config,
-    paths,
-    embedder,
-    store,
-    localization,
-    k,
-    async close() {
-      await store.close();
-      await embedder.close();
-    },
-  };
+  const { config, paths, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
+  return { instance, config, paths, embedder, store, localization, k, close };
 }

@@ -18,8 +18,8 @@ import { parseArgs } from 'node:util';
 import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { ExtractiveGenerator } from '../pipeline/answer/generators/extractive.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { hasIndex, openEmbedder, openStore, resolvePaths } from '../pipeline/instance.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance } from '../pipeline/instance.ts';
 import type { Citation } from '../pipeline/types.ts';
 import { memoizeQueries } from './queryMemo.ts';
 
@@ -34,19 +34,12 @@ const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
 if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) throw new Error(`--alpha: expected a number from 0 to 1, got ${values.alpha}`);
 
 const root = findRoot();
-const sqliteConfig = loadConfig(instance, { root, overrides: ['store.kind=sqlite'] }).config;
-const esConfig = loadConfig(instance, { root, overrides: ['store.kind=elasticsearch', ...values.set] }).config;
-const paths = resolvePaths(sqliteConfig, root);
-for (const config of [sqliteConfig, esConfig]) {
-  if (!(await hasIndex(config, paths))) throw new Error(`no ${config.store.kind} index of ${instance}: run \`node bin/cita.mjs index ${instance} --set store.kind=${config.store.kind}\``);
-}
 // Each question (and each second-hop query) is embedded once for both stores.
-const embedder = memoizeQueries(await openEmbedder(sqliteConfig, paths));
-const stores = { sqlite: await openStore(sqliteConfig, paths, embedder.dims), elasticsearch: await openStore(esConfig, paths, embedder.dims) };
-for (const [kind, store] of Object.entries(stores)) {
-  const meta = await store.meta();
-  if (meta.model !== embedder.id) throw new Error(`the ${kind} index was built with ${meta.model ?? 'nothing'}, the config uses ${embedder.id}: re-index it`);
-}
+const sqlite = await openInstance(instance, { purpose: 'search', root, overrides: ['store.kind=sqlite'] });
+const embedder = memoizeQueries(sqlite.embedder);
+const elasticsearch = await openInstance(instance, { purpose: 'search', root, overrides: ['store.kind=elasticsearch', ...values.set], embedder });
+const { config: sqliteConfig, paths } = sqlite;
+const stores = { sqlite: sqlite.store, elasticsearch: elasticsearch.store };
 const counts = { sqlite: await stores.sqlite.count(), elasticsearch: await stores.elasticsearch.count() };
 
 const data = path.resolve(root, '../shared/datasets/pytest');
@@ -98,6 +91,5 @@ for (const lang of ['en', 'es', 'all']) {
     );
   }
 }
-await stores.sqlite.close();
-await stores.elasticsearch.close();
-await embedder.close();
+await elasticsearch.close();
+await sqlite.close();

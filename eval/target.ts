@@ -1,11 +1,9 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { createGenerator } from '../pipeline/answer/generators/index.ts';
 import type { Generator } from '../pipeline/answer/types.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
-import { loadConfig } from '../pipeline/config/load.ts';
 import { UserError } from '../pipeline/errors.ts';
-import { hasIndex, openEmbedder, openStore, resolvePaths, type InstancePaths } from '../pipeline/instance.ts';
+import { instanceBackend, loadInstance, noIndexYet, openEmbedder, openInstance, type InstancePaths } from '../pipeline/instance.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { ApertiumTranslator, type Translator, type TranslatorConfig } from '../pipeline/text/translate.ts';
@@ -53,19 +51,19 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
   const embedders = new Map<string, Embedder>();
   const stores = new Map<string, Store>();
   const targets: EvalTarget[] = [];
+  const opened: { close(): Promise<void> }[] = [];
   const close = async () => {
-    for (const t of targets) {
-      await t.generator.close?.();
-      await t.judge?.close?.();
-    }
-    for (const s of stores.values()) await s.close();
+    for (const t of targets) await t.judge?.close?.();
+    // Each target's generator (and the stores it opened first); then the shared models.
+    for (const o of opened) await o.close();
     for (const e of embedders.values()) await e.close();
   };
   try {
     for (const spec of specs) {
-      const { config, file } = loadConfig(spec.instance, { root, overlays: spec.overlays, overrides: spec.overrides });
-      const paths = resolvePaths(config, root);
-      if (!(await hasIndex(config, paths))) throw new UserError(`${spec.label}: instance "${config.name}" has no index at ${paths.store}: run \`cita index ${config.name}\` with the same settings`);
+      const loaded = loadInstance(spec.instance, { root, overlays: spec.overlays, overrides: spec.overrides });
+      const { config, file, paths } = loaded;
+      // Before a model loads: a missing index is the commonest failure and the cheapest to find.
+      if (!(await instanceBackend(config, paths).exists())) throw labelled(spec, noIndexYet(config.name));
       const embedKey = JSON.stringify(config.embedding);
       let model = embedders.get(embedKey);
       if (!model) {
@@ -73,25 +71,17 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
         embedders.set(embedKey, model);
       }
       // One model in memory, but each target has its own query memo: a run served from another's
-      // cache would report a latency it did not pay.
+      // cache would report a latency it did not pay. Targets with the same index share one store.
       const embedder = memoizeQueries(model);
       const storeKey = JSON.stringify([config.store, paths.store]);
-      let store = stores.get(storeKey);
-      if (!store) {
-        store = await openStore(config, paths, embedder.dims);
-        stores.set(storeKey, store);
-      }
-      const meta = await store.meta();
-      if (meta.model && meta.model !== embedder.id)
-        throw new UserError(`${spec.label}: the index at ${paths.store} was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${config.name}\``);
-      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log });
-      let judge: Judge | null;
-      try {
-        judge = await createJudge(config.eval.judge, { modelsDir: paths.models, log, embedder: model });
-      } catch (err) {
-        await generator.close?.();
-        throw err;
-      }
+      const instance = await openInstance(loaded, { purpose: 'ask', embedder, store: stores.get(storeKey), log }).catch((err: unknown) => {
+        throw labelled(spec, err);
+      });
+      opened.push(instance);
+      const { store, generator } = instance;
+      stores.set(storeKey, store);
+      // On failure `close` below closes this target's generator with the rest.
+      const judge: Judge | null = await createJudge(config.eval.judge, { modelsDir: paths.models, log, embedder: model });
       const translator = ownTranslator(config.languages.translator);
       targets.push({
         label: spec.label,
@@ -116,4 +106,9 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
     throw err;
   }
   return { targets, close };
+}
+
+/** A target's failure, named after the target (`A: …`, `B: …`): an A/B opens two. */
+function labelled(spec: TargetSpec, err: unknown): unknown {
+  return err instanceof UserError ? new UserError(`${spec.label}: ${err.message}`, { cause: err }) : err;
 }

@@ -1,15 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import fs from 'node:fs';
-import { createGenerator } from './answer/generators/index.ts';
 import type { AskDeps } from './answer/ask.ts';
 import type { Generator } from './answer/types.ts';
-import { findRoot, listInstances, loadConfig } from './config/load.ts';
+import { findRoot, listInstances } from './config/load.ts';
 import type { CitaConfig } from './config/schema.ts';
-import { hasIndex, openEmbedder, openIndex, openStore, readMeta, resolvePaths, type InstancePaths } from './instance.ts';
+import { checkIndex, instanceBackend, loadInstance, noIndexYet, openIndex, openInstance, readMeta, type InstancePaths } from './instance.ts';
 import { withQueryCache } from './embedding/queryCache.ts';
 import { FairQueue } from './fairQueue.ts';
 import { limit, type Limit } from './limit.ts';
-import { IndexDamagedError, type Store } from './store/store.ts';
+import { IndexDamagedError, type Store, type StoreBackend } from './store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
 
 /**
@@ -19,8 +17,6 @@ import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
  */
 
 export class InstanceNotFoundError extends Error {}
-/** The instance is configured but has no usable index (never indexed, or built with another model). */
-export class IndexNotReadyError extends Error {}
 /** The index exists but cannot be read (damaged, or written by another cita): a rebuild replaces it. */
 export class IndexNeedsRebuildError extends Error {
   constructor(
@@ -36,12 +32,14 @@ export interface Session {
   name: string;
   config: CitaConfig;
   paths: InstancePaths;
+  /** The index's lifecycle: whether it exists, opening it (again after a rebuild swapped it). */
+  backend: StoreBackend;
   embedder: Embedder;
   generator: Generator;
-  /** Open once the index exists; readers see each committed index run (SQLite WAL). */
+  /** Open once the index exists; readers see each committed index run; reopened when a rebuild swaps the index. */
   store?: Store;
-  /** The index file's inode when `store` was opened: a rebuild swaps the file, and the store is reopened. */
-  storeIno?: number;
+  /** Closes the generator and the model (the store is closed apart: it is replaced and retired over time). */
+  close(): Promise<void>;
 }
 
 export interface IndexStatus {
@@ -135,8 +133,8 @@ export class Sessions {
     if (!/^[a-z0-9][a-z0-9._-]*$/.test(name) || !this.names().includes(name)) {
       throw new InstanceNotFoundError(`no instance "${name}" (configured: ${this.names().join(', ') || 'none'})`);
     }
-    const { config } = loadConfig(name, { root: this.root });
-    return { config, paths: resolvePaths(config, this.root) };
+    const { config, paths } = loadInstance(name, { root: this.root });
+    return { config, paths };
   }
 
   /** The instance with its embedder and generator loaded (once), without opening its store (an index job needs no reader). */
@@ -145,10 +143,13 @@ export class Sessions {
     if (!p) {
       const { config, paths } = this.configOf(name);
       p = (async () => {
-        // Repeated questions skip the model (and the queue) altogether.
-        const embedder = withQueryCache(fairlyShared(await openEmbedder(config, paths)));
-        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: this.log });
-        return { name, config, paths, embedder, generator };
+        const instance = await openInstance(
+          { config, paths, file: '' },
+          // Repeated questions skip the model (and the queue) altogether.
+          { purpose: 'serve', wrapEmbedder: (model) => withQueryCache(fairlyShared(model)), log: this.log },
+        );
+        const { backend, embedder, generator, close } = instance;
+        return { name, config, paths, backend, embedder, generator, close };
       })();
       this.open.set(name, p);
       p.catch(() => this.open.delete(name));
@@ -169,21 +170,15 @@ export class Sessions {
   private readonly storeOpening = new Map<string, Limit>();
 
   private async refreshStore(s: Session): Promise<void> {
-    if (s.config.store.kind === 'elasticsearch') {
-      // Reads go through aliases, which a rebuild moves atomically: one store serves every generation.
-      if (!s.store && (await hasIndex(s.config, s.paths))) s.store = await openStore(s.config, s.paths, s.embedder.dims);
-      return;
-    }
-    const ino = (await hasIndex(s.config, s.paths)) ? fs.statSync(s.paths.store).ino : undefined;
-    if (ino !== undefined && ino !== s.storeIno) {
-      // First open, or the index was rebuilt and swapped in (`cita index --rebuild`, reindex with rebuild):
-      // new requests read the new file; requests in flight finish on the old one, closed after them.
-      const store = await openStore(s.config, s.paths, s.embedder.dims);
-      const old = s.store;
-      s.store = store;
-      s.storeIno = ino;
-      if (old) await this.retire(old);
-    }
+    // Open and live (or removed: `use` reports that), nothing to do.
+    if (s.store && (await s.store.standing()) !== 'replaced') return;
+    if (!(await s.backend.exists())) return;
+    // First open, or the index was rebuilt and swapped in (`cita index --rebuild`, reindex with rebuild):
+    // new requests read the new index; requests in flight finish on the old one, closed after them.
+    const store = await s.backend.open(s.embedder.dims);
+    const old = s.store;
+    s.store = store;
+    if (old) await this.retire(old);
   }
 
   /** Requests reading each store now; a store swapped out is closed when its count falls to zero. */
@@ -224,22 +219,18 @@ export class Sessions {
    */
   async use<T>(name: string, fn: (s: Session & { store: Store }) => Promise<T>): Promise<T> {
     const { config, paths } = this.configOf(name);
-    // Checked before the model loads (for SQLite a file test; a cluster is asked until the store is open).
+    // Checked before the model loads: the open store knows whether its index is still there (no
+    // request to a cluster); else the backend is asked.
     const loaded = await this.open.get(name)?.catch(() => undefined);
-    if (!(config.store.kind === 'elasticsearch' && loaded?.store) && !(await hasIndex(config, paths))) {
-      throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
-    }
+    const present = loaded?.store ? (await loaded.store.standing()) !== 'removed' : await instanceBackend(config, paths).exists();
+    if (!present) throw noIndexYet(name);
     let release: (() => Promise<void>) | undefined;
     try {
       const s = await this.get(name);
       const store = s.store;
-      if (!store) throw new IndexNotReadyError(`instance "${name}" has no index yet: run \`cita index ${name}\` or the reindex mutation`);
+      if (!store) throw noIndexYet(name);
       release = this.acquire(store);
-      const meta = await store.meta();
-      if (!meta.model || (await store.count()) === 0) throw new IndexNotReadyError(`instance "${name}" has an empty index: run \`cita index ${name}\``);
-      if (meta.model !== s.embedder.id) {
-        throw new IndexNotReadyError(`the index of "${name}" was built with ${meta.model} but the config uses ${s.embedder.id}: re-index it`);
-      }
+      await checkIndex(store, s.embedder, name);
       return await fn({ ...s, store });
     } catch (err) {
       throw err instanceof IndexDamagedError ? new IndexNeedsRebuildError(name, err) : err;
@@ -258,7 +249,7 @@ export class Sessions {
     const { config, paths } = this.configOf(name);
     const base = { name, github: config.repository.github, ref: config.repository.ref, storeKind: config.store.kind };
     const chunks = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
-    if (!(await hasIndex(config, paths))) return { ...base, indexed: false, chunks };
+    if (!(await instanceBackend(config, paths).exists())) return { ...base, indexed: false, chunks };
     const meta = await readMeta(config, paths);
     // A loaded session reads its own store (reopened first if the index was swapped), counted as a reader.
     const session = await this.open.get(name)?.catch(() => undefined);
@@ -278,11 +269,12 @@ export class Sessions {
   async close(): Promise<void> {
     const sessions = await Promise.all([...this.open.values()].map((p) => p.catch(() => undefined)));
     this.open.clear();
+    // A store being opened now would be set on its session after the loop below: it would never be closed.
+    for (const opening of this.storeOpening.values()) await opening.idle();
     for (const s of sessions) {
       if (!s) continue;
-      await s.generator.close?.();
       await s.store?.close();
-      await s.embedder.close();
+      await s.close();
     }
     for (const store of this.retired) await store.close();
     this.retired.clear();

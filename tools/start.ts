@@ -8,8 +8,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { hasIndex, openIndex, resolvePaths } from '../pipeline/instance.ts';
+import { IndexNotReadyError, openInstance } from '../pipeline/instance.ts';
 import { curlLine } from './start/curl.ts';
 import { pickExamples, type Example } from './start/examples.ts';
 
@@ -47,15 +46,15 @@ async function must(label: string, args: string[]): Promise<void> {
 }
 
 async function examples(instance: string): Promise<Example[]> {
-  const root = findRoot();
-  const { config } = loadConfig(instance, { root });
-  const paths = resolvePaths(config, root);
-  if (!(await hasIndex(config, paths))) return [];
-  const store = await openIndex(config, paths);
+  const opened = await openInstance(instance, { purpose: 'read' }).catch((err: unknown) => {
+    if (err instanceof IndexNotReadyError) return undefined;
+    throw err;
+  });
+  if (!opened) return [];
   try {
-    return await pickExamples(store);
+    return await pickExamples(opened.store);
   } finally {
-    await store.close();
+    await opened.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, findRoot, loadConfig } from '../../pipeline/config/load.ts';
+import { ConfigError, findRoot } from '../../pipeline/config/load.ts';
 import { INSTANCE_NAME, INSTANCE_NAME_RULE } from '../../pipeline/config/schema.ts';
 import { chooseLanguages, proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { languageOf } from '../../pipeline/config/translations.ts';
@@ -10,12 +10,11 @@ import { routeMemory } from '../../pipeline/embedding/routeMemory.ts';
 import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
-import { hasIndex, openEmbedder, openIndex, openStore, resolvePaths, scanSources } from '../../pipeline/instance.ts';
+import { loadInstance, openInstance, scanSources } from '../../pipeline/instance.ts';
 import { questionAlpha, searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
-import type { Store } from '../../pipeline/store/store.ts';
-import { COLLECTIONS, type Collection, type Embedder, type SearchHit } from '../../pipeline/types.ts';
+import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
 import { UserError } from '../../pipeline/errors.ts';
 import { estimateText, recordRun } from './estimate.ts';
 import { registerEval } from './eval.ts';
@@ -38,12 +37,6 @@ function unit(v: string): number {
   const n = Number(v);
   if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('expected a number from 0 to 1');
   return n;
-}
-
-function load(instance: string, sets: string[]) {
-  const root = findRoot();
-  const loaded = loadConfig(instance, { root, overrides: sets });
-  return { ...loaded, paths: resolvePaths(loaded.config, root) };
 }
 
 function printSummary(s: IndexSummary): void {
@@ -73,14 +66,6 @@ function formatHit(h: SearchHit, i: number): string {
   const fmt = (v: number | null) => (v === null ? '   -  ' : v.toFixed(3).padStart(6));
   const preview = h.chunk.text.split('\n').slice(1).join(' ').replace(/\s+/g, ' ').trim().slice(0, 160);
   return `${String(i + 1).padStart(2)}. [${h.chunk.collection}] ${where}${label ? `  ${label}` : ''}\n    score ${h.score.toFixed(3)}  bm25 ${fmt(h.bm25)}  dense ${fmt(h.dense)}\n    ${preview}\n`;
-}
-
-/** Queries must be embedded by the model the index was built with. */
-async function checkModel(store: Store, embedder: Embedder, instance: string): Promise<void> {
-  const meta = await store.meta();
-  if (meta.model && meta.model !== embedder.id) {
-    throw new UserError(`the index was built with ${meta.model} but the config uses ${embedder.id}: run \`cita index ${instance}\``);
-  }
 }
 
 export function buildCli(): Command {
@@ -120,14 +105,15 @@ export function buildCli(): Command {
         // The same plan as `cita index --dry-run`: nothing is embedded or written. The config is
         // written already, so a failure here (no model yet) is reported, not fatal.
         try {
-          const { config, paths } = load(survey.name, []);
+          const loaded = loadInstance(survey.name, { root });
+          const { config, paths } = loaded;
           const scan = scanSources(config, paths);
-          const embedder = await openEmbedder(config, paths);
+          const { embedder, close } = await openInstance(loaded, { purpose: 'index' });
           try {
             const summary = await indexInstance({ config, paths, embedder, scan, dryRun: true });
             process.stdout.write(await estimateText(summary, config, root, embedder, scan));
           } finally {
-            await embedder.close();
+            await close();
           }
         } catch (err) {
           process.stdout.write(`estimate: not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); \`cita index ${survey.name} --dry-run\` prints it once that is fixed\n`);
@@ -164,7 +150,8 @@ export function buildCli(): Command {
     .option('--wait', 'if another index run of the instance is writing, wait for it to end instead of failing')
     .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
     .action(async (instance: string, opts: { dryRun?: boolean; json?: boolean; rebuild?: boolean; wait?: boolean; set: string[] }) => {
-      const { config, paths } = load(instance, opts.set);
+      const loaded = loadInstance(instance, { overrides: opts.set });
+      const { config, paths } = loaded;
       // One writer at a time, taken before the scan so the plan is made from what is there once it is our turn.
       // No signal handlers: Ctrl-C still stops the run at once, and the lock it leaves names a pid
       // that is gone, so the next run takes it over.
@@ -182,7 +169,7 @@ export function buildCli(): Command {
             `no files to index in ${paths.checkout}: ${scan.skipped.length} skipped, ${scan.unmatched} matched no source include pattern (check sources.docs/code.include in the config)`,
           );
         }
-        const embedder = await openEmbedder(config, paths);
+        const { embedder, close } = await openInstance(loaded, { purpose: 'index' });
         const bar = opts.json ? undefined : progressReporter();
         try {
           const summary = await indexInstance({
@@ -206,7 +193,7 @@ export function buildCli(): Command {
           if (summary.failed.length) process.exitCode = 1;
         } finally {
           bar?.stop();
-          await embedder.close();
+          await close();
         }
       } finally {
         lock?.release();
@@ -225,12 +212,8 @@ export function buildCli(): Command {
     .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
     .action(async (instance: string, query: string, opts: { source?: Collection; k: number; alpha?: number; json?: boolean; set: string[] }) => {
       if (!query.trim()) throw new UserError('the query is empty');
-      const { config, paths } = load(instance, opts.set);
-      if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
-      const embedder = await openEmbedder(config, paths);
-      const store = await openStore(config, paths, embedder.dims);
+      const { config, store, embedder, close } = await openInstance(instance, { purpose: 'search', overrides: opts.set });
       try {
-        await checkModel(store, embedder, config.name);
         // A query in another language than the corpus is searched as `cita ask` searches it.
         const { language } = detectLanguage(query);
         const crossLingual = language !== config.languages.corpus;
@@ -250,8 +233,7 @@ export function buildCli(): Command {
           if (Object.keys(results).length === 0) process.stdout.write('nothing indexed in the requested collections\n');
         }
       } finally {
-        await store.close();
-        await embedder.close();
+        await close();
       }
     });
 
@@ -264,24 +246,20 @@ export function buildCli(): Command {
     .option('--set <key=value>', 'override a config key (repeatable), e.g. fusion.method=rrf', collect, [])
     .action(async (instance: string, question: string, opts: { json?: boolean; set: string[] }) => {
       if (!question.trim()) throw new UserError('the question is empty');
-      const { config, paths } = load(instance, opts.set);
-      if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
       // Loaded on demand, so indexing and search do not load the answer path.
       const { ask } = await import('../../pipeline/answer/ask.ts');
-      const { createGenerator } = await import('../../pipeline/answer/generators/index.ts');
       const { formatAsk } = await import('./formatAsk.ts');
-      const embedder = await openEmbedder(config, paths);
-      const store = await openStore(config, paths, embedder.dims);
-      const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: (m) => process.stderr.write(`${m}\n`) });
+      const { config, paths, store, embedder, generator, close } = await openInstance(instance, {
+        purpose: 'ask',
+        overrides: opts.set,
+        log: (m) => process.stderr.write(`${m}\n`),
+      });
       try {
-        await checkModel(store, embedder, config.name);
         const result = await ask({ config, store, embedder, generator, checkout: paths.checkout }, question);
         if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         else process.stdout.write(formatAsk(result));
       } finally {
-        await generator.close?.();
-        await store.close();
-        await embedder.close();
+        await close();
       }
     });
 
@@ -318,9 +296,7 @@ export function buildCli(): Command {
     .action(async (instance: string, num: string, opts: { json?: boolean; set: string[] }) => {
       const n = Number(num.replace(/^#/, ''));
       if (!Number.isInteger(n) || n < 1) throw new UserError(`"${num}" is not an issue number`);
-      const { config, paths } = load(instance, opts.set);
-      if (!(await hasIndex(config, paths))) throw new UserError(`instance "${config.name}" has no index yet: run \`cita index ${config.name}\``);
-      const store = await openIndex(config, paths);
+      const { config, store, close } = await openInstance(instance, { purpose: 'read', overrides: opts.set });
       try {
         const chunks = await store.lookupIssue(n);
         if (chunks.length === 0) throw new UserError(`issue #${n} is not indexed for ${config.name}`);
@@ -331,7 +307,7 @@ export function buildCli(): Command {
             process.stdout.write(`--- ${c.title}  (${cit.url ?? cit.path}, lines ${cit.startLine}-${cit.endLine}, ${c.tokens} tokens)\n${c.text}\n`);
           }
       } finally {
-        await store.close();
+        await close();
       }
     });
 

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ConfigError } from '../../pipeline/config/load.ts';
-import { IndexNeedsRebuildError, IndexNotReadyError, InstanceNotFoundError } from '../../pipeline/session.ts';
+import { IndexNotReadyError } from '../../pipeline/instance.ts';
+import { IndexNeedsRebuildError, InstanceNotFoundError } from '../../pipeline/session.ts';
 import { IndexBusyError } from '../../pipeline/index/indexLock.ts';
 import { JobAlreadyRunningError } from '../jobs.ts';
 

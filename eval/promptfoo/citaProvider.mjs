@@ -48,32 +48,19 @@ async function openSession(instance, sets) {
     sessions.set(
       key,
       (async () => {
-        const { loadConfig } = await importCita('pipeline/config/load.ts');
-        const { hasIndex, openEmbedder, openStore, resolvePaths } = await importCita('pipeline/instance.ts');
+        const { openInstance } = await importCita('pipeline/instance.ts');
         const { ask } = await importCita('pipeline/answer/ask.ts');
-        const { createGenerator } = await importCita('pipeline/answer/generators/index.ts');
-        const { config } = loadConfig(instance, { root: ROOT, overrides: sets });
-        const paths = resolvePaths(config, ROOT);
-        if (!(await hasIndex(config, paths))) throw new Error(`instance "${config.name}" has no index yet: run \`node bin/cita.mjs index ${config.name}\``);
         const t = performance.now();
-        const embedder = await openEmbedder(config, paths);
-        const store = await openStore(config, paths, embedder.dims);
-        const meta = await store.meta();
-        if (meta.model && meta.model !== embedder.id) {
-          throw new Error(`the index was built with ${meta.model} but the config uses ${embedder.id}: run \`node bin/cita.mjs index ${instance}\``);
-        }
-        const generator = await createGenerator(config.answer.generator, { modelsDir: paths.models, embedder, log: (m) => process.stderr.write(`${m}\n`) });
+        // Opened and checked as `cita ask` opens it (the same errors: no index yet, another model, …).
+        const { config, paths, store, embedder, generator, close } = await openInstance(instance, {
+          purpose: 'ask',
+          root: ROOT,
+          overrides: sets,
+          log: (m) => process.stderr.write(`${m}\n`),
+        });
         const openMs = performance.now() - t;
         const deps = { config, store, embedder, generator, checkout: paths.checkout };
-        return {
-          openMs,
-          ask: (question) => ask(deps, question),
-          async close() {
-            await generator.close?.();
-            await store.close();
-            await embedder.close();
-          },
-        };
+        return { openMs, ask: (question) => ask(deps, question), close };
       })(),
     );
   }
