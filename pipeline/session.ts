@@ -171,11 +171,16 @@ export class Sessions {
 
   private async refreshStore(s: Session): Promise<void> {
     // Open and live (or removed: `use` reports that), nothing to do.
-    if (s.store && (await s.store.standing()) !== 'replaced') return;
+    if (this.closed || (s.store && (await s.store.standing()) !== 'replaced')) return;
     if (!(await s.backend.exists())) return;
     // First open, or the index was rebuilt and swapped in (`cita index --rebuild`, reindex with rebuild):
     // new requests read the new index; requests in flight finish on the old one, closed after them.
     const store = await s.backend.open(s.embedder.dims);
+    if (this.closed) {
+      // `close()` ran meanwhile and will not see this store.
+      await store.close();
+      return;
+    }
     const old = s.store;
     s.store = store;
     if (old) await this.retire(old);
@@ -266,10 +271,14 @@ export class Sessions {
     return { ...base, indexed: Boolean(meta.model), model: meta.model, lastIndexed: meta.indexedAt, chunks };
   }
 
+  /** Set by `close()`: no store is opened after it. */
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
     const sessions = await Promise.all([...this.open.values()].map((p) => p.catch(() => undefined)));
     this.open.clear();
-    // A store being opened now would be set on its session after the loop below: it would never be closed.
+    // A store being opened now is set on its session before the loop below closes it.
     for (const opening of this.storeOpening.values()) await opening.idle();
     for (const s of sessions) {
       if (!s) continue;
