@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientOptionsFromEnv, ElasticsearchStore, ES_SCHEMA_VERSION } from '../pipeline/store/elasticsearch/elasticsearchStore.ts';
 import { IndexChangedError, type Store } from '../pipeline/store/store.ts';
+import { elasticsearchBackend } from '../pipeline/store/elasticsearch/backend.ts';
+import { backendContract } from './backend.contract.ts';
 import { CONTRACT_DIMS, makeChunk, storeContract } from './store.contract.ts';
 import { esClient, esUrl, probeNode, reportMissingNode } from './support/elasticsearch.ts';
 
@@ -50,6 +52,18 @@ if (unavailable !== null) {
       await (store as ElasticsearchStore).dropAll();
     },
   );
+
+  backendContract('elasticsearch', () => {
+    const instance = instanceName();
+    return {
+      backend: elasticsearchBackend(async (dims) => ({ dims, instance, client })),
+      async cleanup() {
+        const store = await ElasticsearchStore.open({ dims: CONTRACT_DIMS, instance, client });
+        await store.dropAll();
+        await store.close();
+      },
+    };
+  });
 
   describe('ElasticsearchStore (node)', () => {
     it('names an unreachable node clearly', async () => {

@@ -6,9 +6,10 @@ import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expandIdentifiers } from '../pipeline/store/codeTokens.ts';
-import { rebuildFile, replaceIndex } from '../pipeline/store/sqlite/backend.ts';
+import { rebuildFile, replaceIndex, sqliteBackend } from '../pipeline/store/sqlite/backend.ts';
 import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { IndexChangedError, IndexDamagedError } from '../pipeline/store/store.ts';
+import { backendContract } from './backend.contract.ts';
 import { CONTRACT_DIMS, makeChunk, randomVector, storeContract } from './store.contract.ts';
 import { root } from './support/paths.ts';
 
@@ -23,6 +24,7 @@ afterEach(() => {
 });
 
 storeContract('sqlite', async ({ dims }) => SqliteStore.open(tempFile(), { dims }));
+backendContract('sqlite', () => ({ backend: sqliteBackend(path.join(path.dirname(tempFile()), 'sub', 'index.sqlite'), 'demo'), cleanup: () => undefined }));
 
 /** A plain connection to the file, as another process would have it (vec0 loaded to read its tables). */
 function rawConnection(file: string): Database.Database {
