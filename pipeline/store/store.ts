@@ -51,7 +51,6 @@ export class IndexChangedError extends Error {
  * Implementations live in the folders beside this file (sqlite/, elasticsearch/); retrieval imports only this.
  */
 export interface Store {
-  readonly kind: string;
   /**
    * Applies a whole change set atomically: deletes first, then upserts (an id in both ends up
    * present; of two upserts of one id the last wins), then meta is merged key by key. If any part
