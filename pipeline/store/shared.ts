@@ -1,9 +1,10 @@
 import { COLLECTIONS, type Collection, type StoredChunk } from '../types.ts';
+import { foldAccents } from '../text/analysis.ts';
 import { expandIdentifiers, ftsTerms } from './codeTokens.ts';
 
 /**
  * What every Store backend does alike, written once: which chunks and query vectors it accepts, the
- * searchable copies of a chunk's text, the names it is found by, and the terms of a query. The
+ * searchable copies of a chunk's text, the names it is found by, accent folding and the terms of a query. The
  * backends differ only in how they store and search these (SQLite FTS5 + vec0, Elasticsearch).
  * `where` names the store in messages (`SqliteStore <file>`, `ElasticsearchStore <instance>`).
  */
@@ -74,10 +75,8 @@ export function searchFields(title: string, text: string): { title: string; text
   return { title: t, text: x, identifiers: expandIdentifiers(`${t}\n${x}`) };
 }
 
-/** Accents off (`configuración` → `configuracion`), as SQLite's FTS5 `remove_diacritics 2` does. */
-export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
-}
+/** Accents off (`configuración` → `configuracion`), as SQLite's FTS5 `remove_diacritics 2` does: the one folding of pipeline/text/analysis.ts. */
+export const fold = foldAccents;
 
 /**
  * The terms of free user text that bm25 searches for, each once, in order: every word and identifier,
