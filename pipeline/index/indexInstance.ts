@@ -9,7 +9,7 @@ import {
   type InstancePaths,
 } from '../instance.ts';
 import type { FileScan } from '../sources/files.ts';
-import { SqliteStore } from '../store/sqlite/sqliteStore.ts';
+import { scratchStore } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder } from '../types.ts';
 import { runIndex, type IndexProgress, type IndexSummary } from './indexer.ts';
@@ -120,5 +120,5 @@ async function indexLocked(o: IndexInstanceOptions): Promise<IndexSummary> {
 /** The index a dry run plans against: the existing one, or an empty one in memory (nothing created on disk or on a cluster). */
 async function storeToPlanAgainst(config: CitaConfig, paths: InstancePaths, dims: number): Promise<Store> {
   if (await hasIndex(config, paths)) return openStore(config, paths, dims);
-  return SqliteStore.open(':memory:', { dims, instance: config.name });
+  return scratchStore(dims, config.name);
 }

@@ -1,7 +1,8 @@
 import type { CitaConfig } from '../config/schema.ts';
 import { elasticsearchBackend, elasticsearchOptions } from './elasticsearch/backend.ts';
 import { sqliteBackend } from './sqlite/backend.ts';
-import type { StoreBackend } from './store.ts';
+import { SqliteStore } from './sqlite/sqliteStore.ts';
+import type { Store, StoreBackend } from './store.ts';
 
 /**
  * The instance's index backend by `store.kind`: the one place that knows which backends there are.
@@ -10,4 +11,9 @@ import type { StoreBackend } from './store.ts';
 export function storeBackend(config: CitaConfig, where: { root: string; file: string }): StoreBackend {
   if (config.store.kind === 'elasticsearch') return elasticsearchBackend((dims) => elasticsearchOptions(config, where, dims));
   return sqliteBackend(where.file, config.name);
+}
+
+/** An empty index in memory, whatever the instance's backend: what a dry run plans against when there is no index (nothing is created on disk or on a cluster). */
+export function scratchStore(dims: number, instance: string): Store {
+  return SqliteStore.open(':memory:', { dims, instance });
 }
