@@ -23,7 +23,7 @@ import Database from 'better-sqlite3';
 import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.ts';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { resolvePaths } from '../pipeline/instance.ts';
-import { ftsQuery, ftsTerms } from '../pipeline/store/codeTokens.ts';
+import { ftsQuery, ftsTerms } from '../pipeline/text/codeTokens.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { topK } from '../pipeline/store/topK.ts';
 import { FtsBm25 } from './support/bm25MaxScore.ts';

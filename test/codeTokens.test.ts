@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expandIdentifiers, ftsQuery, identifierParts } from '../pipeline/store/codeTokens.ts';
+import { expandIdentifiers, ftsQuery, identifierParts } from '../pipeline/text/codeTokens.ts';
 
 describe('identifierParts', () => {
   it.each([

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expandIdentifiers } from '../pipeline/store/codeTokens.ts';
+import { expandIdentifiers } from '../pipeline/text/codeTokens.ts';
 import { rebuildFile, replaceIndex, sqliteBackend } from '../pipeline/store/sqlite/backend.ts';
 import { SCHEMA_VERSION, SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { IndexChangedError, IndexDamagedError } from '../pipeline/store/store.ts';

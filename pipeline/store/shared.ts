@@ -1,6 +1,6 @@
 import { COLLECTIONS, type Collection, type StoredChunk } from '../types.ts';
 import { foldAccents } from '../text/analysis.ts';
-import { expandIdentifiers, ftsTerms } from './codeTokens.ts';
+import { expandIdentifiers, ftsTerms } from '../text/codeTokens.ts';
 
 /**
  * What every Store backend does alike, written once: which chunks and query vectors it accepts, the

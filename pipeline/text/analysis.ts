@@ -1,9 +1,11 @@
 import { stemmer as englishStemmer } from '@orama/stemmers/english';
 import { stemmer as spanishStemmer } from '@orama/stemmers/spanish';
+import { identifierParts } from './codeTokens.ts';
 import type { Language } from './translate.ts';
 
 /**
- * One text analysis for matching words: accent folding, identifier parts, stopwords and a real
+ * One text analysis for matching words: accent folding, identifier parts (codeTokens.ts, which the
+ * stores' full-text search uses too), stopwords and a real
  * Snowball stemmer per language (Orama's ports of the Snowball English and Spanish algorithms), so
  * `skipped`/`skipping` meet in English and `ejecución`/`ejecutar` in Spanish, and an English suffix
  * rule is never applied to a Spanish word.
@@ -41,10 +43,6 @@ export function stem(word: string, language: Language): string {
   return /^\p{N}+$/u.test(word) ? word : foldWord(STEMMERS[language](word));
 }
 
-/** `evaluate_skip_marks` → evaluate, skip, marks; `lookupIssue` → lookup, Issue; `HTTPServer` → HTTP, Server. */
-function wordPieces(raw: string): string[] {
-  return raw.split('_').flatMap((part) => part.split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u));
-}
 
 /**
  * Content terms of a text in `language`: words and identifier parts, lower-cased, stopwords and
@@ -53,8 +51,8 @@ function wordPieces(raw: string): string[] {
 export function contentTerms(text: string, language: Language): Set<string> {
   const terms = new Set<string>();
   for (const raw of text.normalize('NFC').match(/[\p{L}\p{N}_]+/gu) ?? []) {
-    for (const piece of wordPieces(raw)) {
-      const lower = piece.toLowerCase();
+    // `evaluate_skip_marks` → evaluate, skip, marks; `HTTPServer` → http, server (as the stores split them).
+    for (const lower of raw.split('_').flatMap(identifierParts)) {
       const folded = foldWord(lower);
       if (folded.length < 2 && !/^\d$/.test(folded)) continue;
       if (STOPWORDS.has(folded)) continue;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { ftsMatch } from '../codeTokens.ts';
+import { ftsMatch } from '../../text/codeTokens.ts';
 import { checkChunk, checkCollection, checkQueryVector, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { byScoreThenId, topK } from '../topK.ts';
