@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PROPORTIONAL_DEFAULTS } from '../retrieval/fusion/proportional.ts';
+import { RRF_DEFAULTS } from '../retrieval/fusion/rrf.ts';
 
 /**
  * The instance config: one YAML per repository, merged over config/defaults.yaml.
@@ -225,10 +227,10 @@ export const configSchema = z
       .object({
         /** `proportional`: slots by each collection's fit to the query (lesson 2); `rrf`: the classic baseline. */
         method: z.enum(['proportional', 'rrf']),
-        /** Proportional: a collection whose fit is below this gets no slots. */
-        minFit: z.number().min(0).max(1),
-        /** RRF's rank constant. */
-        rrfK: z.number().int().positive(),
+        /** Proportional: a collection whose fit is below this gets no slots (default: the fuser's own, and why, in proportional.ts). */
+        minFit: z.number().min(0).max(1).default(PROPORTIONAL_DEFAULTS.minFit),
+        /** RRF's rank constant (default: the fuser's own, rrf.ts). */
+        rrfK: z.number().int().positive().default(RRF_DEFAULTS.k0),
       })
       .strict(),
     answer: z
