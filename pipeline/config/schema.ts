@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PROPORTIONAL_DEFAULTS } from '../retrieval/fusion/proportional.ts';
 import { RRF_DEFAULTS } from '../retrieval/fusion/rrf.ts';
+import { DEFAULT_BATCH_SIZE } from '../types.ts';
 
 /**
  * The instance config: one YAML per repository, merged over config/defaults.yaml.
@@ -108,7 +109,7 @@ export const configSchema = z
         dir: z.string(),
         /** A local model directory that takes precedence over any download. */
         localDir: z.string().optional(),
-        batchSize: z.number().int().positive().max(512),
+        batchSize: z.number().int().positive().max(512).default(DEFAULT_BATCH_SIZE),
         /**
          * Vectors kept for reuse, in MB (one cache per checkout, shared by its instances; a vector
          * outlives its chunk, so re-including a file or returning to a model costs nothing). Past it,

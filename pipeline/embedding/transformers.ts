@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AutoModel, AutoTokenizer, Tensor, XLMRobertaTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
-import type { Embedder } from '../types.ts';
+import { DEFAULT_BATCH_SIZE, type Embedder } from '../types.ts';
 import { E5_COMPANIONS } from './provision.ts';
 
 /**
@@ -197,7 +197,7 @@ export class TransformersEmbedder implements Embedder {
       `${options.model ?? E5_MODEL}@onnx-${path.basename(modelFile, '.onnx')}:${options.checksum.slice(0, 12)}` +
       (custom ? `;prefixes=${JSON.stringify([prefixes.query, prefixes.passage])}` : '');
     const padId = (tokenizer as unknown as { pad_token_id?: number }).pad_token_id ?? 0;
-    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? 16, modelWindow(dir), { ...prefixes }, options.nfkc ?? false, padId, options.windowLongTexts ?? false);
+    return new TransformersEmbedder(tokenizer, model, dims, id, options.batchSize ?? DEFAULT_BATCH_SIZE, modelWindow(dir), { ...prefixes }, options.nfkc ?? false, padId, options.windowLongTexts ?? false);
   }
 
   countTokens(text: string): number {
