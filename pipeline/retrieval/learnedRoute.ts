@@ -7,17 +7,16 @@ import type { Route } from './router.ts';
  * logistic model over what the router saw (which rules fired) and what retrieval
  * found (how well each collection fits the question), instead of by the rules' fixed multipliers.
  * The rules guess from words; the fits are evidence, but weak alone (BM25 scores run higher in code
- * for every question, and a Spanish question is as close to English code as to English docs), so
- * the model weighs both, with coefficients fitted on labelled questions (`eval/trainRouter.ts`, dev
- * split only) and kept in a JSON file with what they were fitted on. Pure: same inputs, same route.
+ * for most questions, docs questions included, and a Spanish question is as close to English code as
+ * to English docs), so the model weighs both, with coefficients fitted on labelled questions
+ * (`eval/trainRouter.ts`, dev split only) and kept in config (`retrieval.router.model`). Pure: same
+ * inputs, same route.
  */
 
 export interface RouterModel {
   /** Feature name → coefficient; a feature the model does not name counts 0. */
   coefficients: Record<string, number>;
   intercept: number;
-  /** What the coefficients were fitted on (datasets, split, questions, accuracy): for the reader. */
-  trainedOn?: unknown;
 }
 
 /**

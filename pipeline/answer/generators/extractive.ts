@@ -99,6 +99,8 @@ const ONE_ISSUE: Record<Language, (n: number) => string> = {
   es: (n) => `Según el issue #${n}:`,
 };
 
+const CODE_RULES = new Set(['identifier', 'code vocabulary', 'where phrasing']);
+
 /**
  * The question asks about code, so signatures may be quoted: the router's call (a name, code
  * vocabulary or a "where" question fired), not a second classifier of the generator's own.
@@ -106,7 +108,6 @@ const ONE_ISSUE: Record<Language, (n: number) => string> = {
 export function isCodeQuestion(question: string): boolean {
   return route(question).fired.some((rule) => CODE_RULES.has(rule));
 }
-const CODE_RULES = new Set(['identifier', 'code vocabulary', 'where phrasing']);
 
 /** A quotable piece of a block. `quote` is whitespace-normalised text of the block; `display` is how the answer shows it. */
 export interface QuoteCandidate {
