@@ -4,8 +4,9 @@
  * produced is kept, so routing and fusion schemes can be compared or fitted by re-placing it
  * (`pipeline/answer/ranking.ts` is pure) in seconds. Used by eval/routeReplay.ts and eval/trainRouter.ts.
  *
- * Kept in .cita/replay/<instance>.json by question id and text; `fresh` retrieves again (needed after
- * any change to retrieval or the index: the file does not know about those).
+ * Kept in .cita/replay/<instance>.json by question id and text, for one index generation and model
+ * (another index or model retrieves again); `fresh` retrieves again after a change to the retrieval
+ * code or settings, which the file does not know about.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,7 +37,9 @@ export async function replayItems(
   const config = target.config;
   const cacheFile = path.join(root, '.cita', 'replay', `${instance}.json`);
   type Kept = { question: string; candidates: Candidates };
-  const cache: Record<string, Kept> = !options.fresh && fs.existsSync(cacheFile) ? JSON.parse(fs.readFileSync(cacheFile, 'utf8')) : {};
+  const index = `${target.embedder.id}|${config.store.kind}:${target.paths.store}:${await target.store.generation()}`;
+  const saved = !options.fresh && fs.existsSync(cacheFile) ? (JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { index?: string; questions?: Record<string, Kept> }) : {};
+  const cache: Record<string, Kept> = saved.index === index ? (saved.questions ?? {}) : {};
   const items: ReplayItem[] = [];
   let retrieved = 0;
   try {
@@ -58,7 +61,7 @@ export async function replayItems(
   } finally {
     if (retrieved > 0) {
       fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
-      fs.writeFileSync(cacheFile, JSON.stringify(cache));
+      fs.writeFileSync(cacheFile, JSON.stringify({ index, questions: cache }));
     }
     await close();
   }
