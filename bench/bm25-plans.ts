@@ -21,8 +21,8 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { resolvePaths } from '../pipeline/instance.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance } from '../pipeline/instance.ts';
 import { ftsQuery, ftsTerms } from '../pipeline/text/codeTokens.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { topK } from '../pipeline/store/topK.ts';
@@ -35,9 +35,8 @@ const WARMUP = 20;
 const root = findRoot();
 
 async function build(file: string): Promise<void> {
-  const { config } = loadConfig('pytest', { root });
-  const source = SqliteStore.open(resolvePaths(config, root).store, { dims: 384 });
-  const base = await source.get(await source.ids());
+  const source = await openInstance('pytest', { purpose: 'read', root });
+  const base = await source.store.get(await source.store.ids());
   await source.close();
   const store = SqliteStore.open(file, { dims: 384 });
   // BM25 ignores vectors; a constant one keeps the load fast.

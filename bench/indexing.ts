@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { codeQaRecord, loadJsonl } from '../datasets/shared.ts';
 import { chunkDocument } from '../pipeline/chunking/index.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
+import { findRoot } from '../pipeline/config/load.ts';
 import { runIndex } from '../pipeline/index/indexer.ts';
 import { VectorCache } from '../pipeline/index/vectorCache.ts';
-import { openEmbedder, resolvePaths, scanSources } from '../pipeline/instance.ts';
+import { openInstance, scanSources } from '../pipeline/instance.ts';
 import { embedQuery, searchCollection } from '../pipeline/retrieval/search.ts';
 import { percentile } from '../eval/metrics/percentile.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
@@ -28,9 +28,8 @@ function arg(name: string, fallback: number): number {
 const targetChunks = arg('chunks', 300);
 const nQueries = arg('queries', 40);
 const root = findRoot();
-const { config } = loadConfig('pytest', { root });
-const paths = resolvePaths(config, root);
-const embedder = await openEmbedder(config, paths);
+const instance = await openInstance('pytest', { purpose: 'index', root });
+const { config, paths, embedder } = instance;
 const chunking = { maxTokens: config.chunking.maxTokens, lineWindow: config.chunking.lineWindow };
 
 // A slice of the real corpus: code and docs, in path order, until the chunk target is reached.
@@ -98,6 +97,6 @@ console.log(`\npeak memory (max RSS): ${(process.resourceUsage().maxRSS / 1024).
 
 cache.close();
 await store.close();
-await embedder.close();
+await instance.close();
 fs.rmSync(tmp, { recursive: true, force: true });
 process.exit(0);

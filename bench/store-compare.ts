@@ -25,8 +25,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.ts';
-import { findRoot, loadConfig } from '../pipeline/config/load.ts';
-import { openEmbedder, resolvePaths } from '../pipeline/instance.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance } from '../pipeline/instance.ts';
 import { ElasticsearchStore } from '../pipeline/store/elasticsearch/elasticsearchStore.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import type { Store } from '../pipeline/store/store.ts';
@@ -42,15 +42,14 @@ const K = 10;
 const WARMUP = 20;
 
 const root = findRoot();
-const { config } = loadConfig('pytest', { root });
-const paths = resolvePaths(config, root);
 
 /** The pytest index's chunks with their vectors, relabelled into one collection. */
 async function pytestChunks(): Promise<StoredChunk[]> {
-  const store = SqliteStore.open(paths.store, { dims: 384 });
-  const chunks = await store.get(await store.ids());
-  await store.close();
-  const db = new Database(paths.store, { readonly: true });
+  const index = await openInstance('pytest', { purpose: 'read', root });
+  const chunks = await index.store.get(await index.store.ids());
+  await index.close();
+  // The vectors, read from the SQLite file itself: Store.get returns chunks without them.
+  const db = new Database(index.paths.store, { readonly: true });
   sqliteVec.load(db);
   const rows = db.prepare('SELECT c.id AS id, v.embedding AS embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.seq').all() as { id: string; embedding: Buffer }[];
   db.close();
@@ -143,9 +142,9 @@ const questions = [
   ...loadJsonl(path.join(data, 'issue-localization.jsonl'), localizationRecord),
   ...loadJsonl(path.join(data, 'code-qa.jsonl'), codeQaRecord),
 ].map((r) => r.question);
-const embedder = await openEmbedder(config, paths);
-const queryVectors = await embedder.embedQueries(questions);
-await embedder.close();
+const model = await openInstance('pytest', { purpose: 'index', root });
+const queryVectors = await model.embedder.embedQueries(questions);
+await model.close();
 
 const base = await pytestChunks();
 const meanChars = base.reduce((s, c) => s + c.text.length, 0) / base.length;
