@@ -14,7 +14,7 @@
 import { chunkDocument } from '../pipeline/chunking/index.ts';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
-import { resolveIn, resolvePaths, scanSources } from '../pipeline/instance.ts';
+import { embedderOptions, resolvePaths, scanSources } from '../pipeline/instance.ts';
 import { sortedByLength } from '../pipeline/index/indexer.ts';
 import type { Chunk, Embedder } from '../pipeline/types.ts';
 
@@ -38,17 +38,8 @@ function cpuSince(start: NodeJS.CpuUsage): number {
 }
 
 async function open(spin: boolean): Promise<Embedder> {
-  // As openEmbedder (pipeline/instance.ts) builds it.
-  const base = {
-    provider: config.embedding.provider,
-    modelsDir: paths.models,
-    localDir: config.embedding.localDir && resolveIn(paths.root, config.embedding.localDir),
-    batchSize: config.embedding.batchSize,
-    model: config.embedding.model,
-    prefixes: config.embedding.prefixes,
-    threads: threads ?? config.embedding.threads,
-    longTexts: config.embedding.longTexts,
-  };
+  // The instance's model, in this process (not isolated), with this run's thread count.
+  const base = { ...embedderOptions(config, paths), isolate: false, threads: threads ?? config.embedding.threads };
   if (base.provider !== 'transformers') return createEmbedder(base);
   // The same model as the instance's, with the spinning choice of this mode.
   return createEmbedder({ ...base, spin });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Generator } from './answer/types.ts';
 import { findRoot, loadConfig } from './config/load.ts';
 import type { CitaConfig } from './config/schema.ts';
-import { createEmbedder } from './embedding/create.ts';
+import { createEmbedder, type EmbedderConfig } from './embedding/create.ts';
 import { FILES_META_KEY } from './index/fileManifest.ts';
 import { contentHash } from './chunking/ids.ts';
 import { VectorCache } from './index/vectorCache.ts';
@@ -79,8 +79,9 @@ export function scanSources(config: CitaConfig, paths: InstancePaths): FileScan 
   });
 }
 
-export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Promise<Embedder> {
-  return createEmbedder({
+/** The embedder's options as the instance's config gives them (benches vary one of them from here). */
+export function embedderOptions(config: CitaConfig, paths: InstancePaths): EmbedderConfig {
+  return {
     provider: config.embedding.provider,
     modelsDir: paths.models,
     localDir: config.embedding.localDir && resolveIn(paths.root, config.embedding.localDir),
@@ -90,7 +91,11 @@ export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Pr
     isolate: config.embedding.isolate,
     threads: config.embedding.threads,
     longTexts: config.embedding.longTexts,
-  });
+  };
+}
+
+export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Promise<Embedder> {
+  return createEmbedder(embedderOptions(config, paths));
 }
 
 /** The instance's index backend (SQLite file or Elasticsearch cluster): its lifecycle, behind the Store port. */
