@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import AdmZip from 'adm-zip';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { provisionGguf, type GgufSource } from '../pipeline/answer/generators/provisionGguf.ts';
 import { ModelNotFoundError, MODELS, provisionModel } from '../pipeline/embedding/provision.ts';
 import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
 import { ChecksumError, stagePinned, unzip } from '../pipeline/pinnedArtifact.ts';
+import { tempDirs } from './support/tmpDirs.ts';
 
 /**
  * The pinned-artifact fetcher (#12 item 5): download → sha256 → unpack (in-process) → stage →
@@ -15,15 +15,7 @@ import { ChecksumError, stagePinned, unzip } from '../pipeline/pinnedArtifact.ts
  * network is used; what is checked is what a failed or refused pull leaves in the models directory.
  */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const tmp = tempDirs();
 const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
 const GGUF = Buffer.from('GGUF, not really: a stand-in for the weights\n'.repeat(50));

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODELS, ModelNotFoundError, provisionModel, type ModelRegistry } from '../pipeline/embedding/provision.ts';
 import { describePlan, fileRouteMemory } from '../pipeline/embedding/routeMemory.ts';
+import { tempDirs } from './support/tmpDirs.ts';
 
 /**
  * Setup remembers the routes a download proved unusable, by pinned version, and does not download
@@ -13,15 +13,7 @@ import { describePlan, fileRouteMemory } from '../pipeline/embedding/routeMemory
  * model.onnx a Git LFS pointer, installed by pip from a folder (--no-index), so no network is used.
  */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const tmp = tempDirs();
 
 const POINTER = 'version https://git-lfs.github.com/spec/v1\noid sha256:4aa4b0cf1f427c3a80cae6d9ce86a2c2ec618c3bd425233752a623331dd1d66d\nsize 117979485\n';
 
