@@ -3,12 +3,18 @@
  * glossed into the question's language with Apertium (eng-spa; code held out as for questions,
  * translate.ts), the glosses get a BM25 index of their own (Snowball analysis of that language,
  * analysis.ts), and a question is searched there AS ASKED. Compares, per language, file Recall@k and
- * Acc@1 of the docs collection for: today's hybrid (as eval/docsRetrieval.ts computes it), BM25 over
- * the glosses alone, and the hybrid fused with the gloss BM25 (reciprocal rank fusion; the project's
- * min-max convex combination with the BM25 weight split between the translated question and the
- * glosses). The gloss signal is only used for a question in another language than the corpus, so an
- * English question's ranking is today's hybrid by construction (checked: the script reports it).
- * Answerable questions only. Glossing is an indexing cost: the script reports Apertium's CPU seconds.
+ * Acc@1 of the docs collection for today's hybrid (as eval/docsRetrieval.ts computes it) and:
+ * - lexical signals: `gloss bm25` (Okapi BM25 in memory over the glosses' Snowball terms),
+ *   `fts gloss` (stemmed) (a second FTS5 table shaped like the store's: the product's shape),
+ *   `bilingual bm25` (one field, English text + gloss, searched with question + translation), and the
+ *   control `bm25* translated` (the in-memory engine over the English text with the translation: is
+ *   a gain the gloss's, or the engine's?);
+ * - fusions with the hybrid: `rrf(…)` (k0 60, equal weights) and `convex … w` (the project's min-max
+ *   convex combination, hybrid.ts: dense keeps alpha, BM25's share is split, 1 − w for the translated
+ *   question's BM25 and w for the gloss signal).
+ * The gloss signal is only used for a question in another language than the corpus, so an English
+ * question's ranking is today's hybrid by construction (every row shows it). Answerable questions
+ * only. Glossing is an indexing cost: the script reports Apertium's CPU seconds.
  *
  *   node --import tsx eval/glossRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev]
  *     [--k 5] [--cache <glosses.json>] [--only <variant>] [--json]
@@ -18,6 +24,7 @@
  * `--only`: report only `hybrid` and this variant (the held-out run of the variant chosen on dev).
  */
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +36,7 @@ import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingua
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { minMax } from '../pipeline/retrieval/hybrid.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
+import { expandIdentifiers, ftsMatch, ftsTerms } from '../pipeline/text/codeTokens.ts';
 import { protectCode, restoreCode, type Language } from '../pipeline/text/translate.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import type { Chunk, SearchHit } from '../pipeline/types.ts';
@@ -143,34 +151,73 @@ function termList(text: string, language: Language): string[] {
   return (text.normalize('NFC').match(/[\p{L}\p{N}_]+/gu) ?? []).flatMap((w) => [...contentTerms(w, language)]);
 }
 
-const docs = chunks.map((c) => {
-  const tf = new Map<string, number>();
-  const terms = termList(cached[c.id]!, glossLanguage);
-  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-  return { chunk: c, tf, length: terms.length };
-});
-const df = new Map<string, number>();
-for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-const avgLength = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length);
-
-function glossBm25(question: string, n: number): { chunk: Chunk; score: number }[] {
-  const terms = [...contentTerms(question, glossLanguage)];
-  const N = docs.length;
-  const scored = docs.map((d) => {
-    let score = 0;
-    for (const t of terms) {
-      const f = d.tf.get(t);
-      if (!f) continue;
-      const idf = Math.log(1 + (N - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-      score += (idf * f * 2.2) / (f + 1.2 * (0.25 + 0.75 * (d.length / avgLength)));
-    }
-    return { chunk: d.chunk, score };
+/** Okapi BM25 over pre-analysed documents (terms with repetitions); ties by chunk id. */
+function bm25Index(documents: { chunk: Chunk; terms: string[] }[]): (query: string[], n: number) => { chunk: Chunk; score: number }[] {
+  const docs = documents.map(({ chunk, terms }) => {
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    return { chunk, tf, length: terms.length };
   });
-  return scored
-    .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id))
-    .slice(0, n);
+  const df = new Map<string, number>();
+  for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  const avgLength = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length);
+  const N = docs.length;
+  return (query, n) => {
+    const terms = [...new Set(query)];
+    return docs
+      .map((d) => {
+        let score = 0;
+        for (const t of terms) {
+          const f = d.tf.get(t);
+          if (!f) continue;
+          const idf = Math.log(1 + (N - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
+          score += (idf * f * 2.2) / (f + 1.2 * (0.25 + 0.75 * (d.length / avgLength)));
+        }
+        return { chunk: d.chunk, score };
+      })
+      .filter((s) => s.score > 0)
+      .sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id))
+      .slice(0, n);
+  };
 }
+
+const glossTerms = new Map(chunks.map((c) => [c.id, termList(cached[c.id]!, glossLanguage)]));
+const corpusTerms = new Map(chunks.map((c) => [c.id, termList(c.text, corpus)]));
+/** The glosses alone, searched with the question as asked. */
+const glossIndex = bm25Index(chunks.map((c) => ({ chunk: c, terms: glossTerms.get(c.id)! })));
+/** Control: the same engine over the English texts, searched with the translation (is a gain the gloss, or the engine?). */
+const corpusIndex = bm25Index(chunks.map((c) => ({ chunk: c, terms: corpusTerms.get(c.id)! })));
+/** One bilingual field: the English text and its gloss, searched with the question and its translation. */
+const bilingualIndex = bm25Index(chunks.map((c) => ({ chunk: c, terms: [...corpusTerms.get(c.id)!, ...glossTerms.get(c.id)!] })));
+const glossBm25 = (question: string, n: number) => glossIndex([...contentTerms(question, glossLanguage)], n);
+
+/**
+ * The shape a product would have: a second FTS5 table per collection (the store's tokenizer and
+ * column weights, sqliteStore.ts: title 2, text 1, identifiers 1), its rows the glosses keyed by
+ * chunk, queried like the store's own (the OR of the question's terms). `stemmed`: the gloss and the
+ * question go in as their Snowball stems (analysis.ts), since FTS5's tokenizer does not stem Spanish.
+ */
+function ftsGlossIndex(stemmed: boolean): (question: string, n: number) => { chunk: Chunk; score: number }[] {
+  const db = new Database(':memory:');
+  db.exec(`CREATE VIRTUAL TABLE g USING fts5 (title, text, identifiers, tokenize = "unicode61 remove_diacritics 2 tokenchars '_'")`);
+  const prep = (t: string) => (stemmed ? termList(t, glossLanguage).join(' ') : t);
+  const insert = db.prepare('INSERT INTO g (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)');
+  db.transaction(() =>
+    chunks.forEach((c, i) => {
+      const text = cached[c.id]!.normalize('NFC');
+      // The gloss's first line is the chunk's header (path › headings), the title's place.
+      insert.run(i, prep(text.split('\n')[0]!), prep(text), expandIdentifiers(text));
+    }),
+  )();
+  const search = db.prepare(`SELECT rowid AS i, -bm25(g, 2.0, 1.0, 1.0) AS score FROM g WHERE g MATCH ? ORDER BY score DESC, rowid LIMIT ?`);
+  return (question, n) => {
+    const match = ftsMatch(stemmed ? [...contentTerms(question, glossLanguage)] : ftsTerms(question));
+    if (match === '') return [];
+    return (search.all(match, n) as { i: number; score: number }[]).map((r) => ({ chunk: chunks[r.i]!, score: r.score }));
+  };
+}
+const ftsGloss = ftsGlossIndex(false);
+const ftsGlossStemmed = ftsGlossIndex(true);
 
 // ---- Fusions -----------------------------------------------------------------------------------
 
@@ -193,6 +240,7 @@ function rrf(lists: Ranked[], k0 = 60): Ranked {
  * share is split between the translated question (1 − wGloss) and the glosses (wGloss).
  */
 function convex3(hybrid: SearchHit[], glossHits: { chunk: Chunk; score: number }[], wGloss: number): Ranked {
+  // (`glossHits` may be any second lexical ranking: the bilingual field's too.)
   const e = new Map<string, { path: string; dense: number; bm25: number; gloss: number }>();
   for (const h of hybrid) e.set(h.chunk.id, { path: h.chunk.citation.path, dense: h.denseNorm, bm25: h.bm25Norm, gloss: 0 });
   minMax(glossHits.map((g) => g.score)).forEach((n, i) => {
@@ -218,6 +266,8 @@ for (const q of questions) {
   // Gloss signal only for a question in another language than the corpus: English keeps the hybrid.
   const glossHits = q.lang === corpus ? [] : glossBm25(q.question, depth);
   const crossLingual = q.lang !== corpus;
+  const ftsStemHits = crossLingual ? ftsGlossStemmed(q.question, depth) : [];
+  const bilingualHits = crossLingual ? bilingualIndex([...contentTerms(q.question, glossLanguage), ...contentTerms(translation ?? '', corpus)], depth) : [];
   const modes: Record<string, () => Ranked> = {
     hybrid: () => ranked(hybrid),
     'gloss bm25': () => (crossLingual ? ranked(glossHits) : ranked(hybrid)),
@@ -225,6 +275,15 @@ for (const q of questions) {
     'convex gloss 1/2': () => (crossLingual ? convex3(hybrid, glossHits, 0.5) : ranked(hybrid)),
     'convex gloss 1/3': () => (crossLingual ? convex3(hybrid, glossHits, 1 / 3) : ranked(hybrid)),
     'convex gloss 1': () => (crossLingual ? convex3(hybrid, glossHits, 1) : ranked(hybrid)),
+    'fts gloss': () => (crossLingual ? ranked(ftsGloss(q.question, depth)) : ranked(hybrid)),
+    'fts gloss stemmed': () => (crossLingual ? ranked(ftsStemHits) : ranked(hybrid)),
+    'rrf(hybrid,ftsstem)': () => (crossLingual ? rrf([ranked(hybrid), ranked(ftsStemHits)]) : ranked(hybrid)),
+    'convex ftsstem 1/2': () => (crossLingual ? convex3(hybrid, ftsStemHits, 0.5) : ranked(hybrid)),
+    'convex ftsstem 1': () => (crossLingual ? convex3(hybrid, ftsStemHits, 1) : ranked(hybrid)),
+    'bm25* translated': () => (crossLingual ? ranked(corpusIndex([...contentTerms(translation ?? q.question, corpus)], depth)) : ranked(hybrid)),
+    'bilingual bm25': () => (crossLingual ? ranked(bilingualHits) : ranked(hybrid)),
+    'rrf(hybrid,biling)': () => (crossLingual ? rrf([ranked(hybrid), ranked(bilingualHits)]) : ranked(hybrid)),
+    'convex biling 1': () => (crossLingual ? convex3(hybrid, bilingualHits, 1) : ranked(hybrid)),
   };
   for (const [mode, run] of Object.entries(modes)) {
     if (values.only && mode !== 'hybrid' && mode !== values.only) continue;
