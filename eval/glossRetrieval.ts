@@ -96,15 +96,6 @@ function runApertium(mode: string, file: string): Promise<string> {
   });
 }
 
-/**
- * RST's double-backtick literals as single-backtick spans: protectCode's inline-code pattern takes
- * ``` ``a`` prose ``b`` ``` as `` `a` ``, then `` ` prose ` `` (the prose between two literals held out
- * as code). The gloss only feeds BM25, so the changed quoting does not matter.
- */
-function rstLiterals(text: string): string {
-  return text.replace(/``([^`\n]+)``/g, '`$1`');
-}
-
 /** Each text in `to`, code held out; one Apertium run per batch (null-flushed: one output per input). */
 async function gloss(texts: string[], from: Language, to: Language): Promise<string[]> {
   const mode = `${APERTIUM[from]}-${APERTIUM[to]}`;
@@ -112,7 +103,7 @@ async function gloss(texts: string[], from: Language, to: Language): Promise<str
   const out: string[] = [];
   try {
     for (let i = 0; i < texts.length; i += BATCH) {
-      const batch = texts.slice(i, i + BATCH).map((t) => protectCode(rstLiterals(t.normalize('NFC').replace(/\0/g, ' '))));
+      const batch = texts.slice(i, i + BATCH).map((t) => protectCode(t.normalize('NFC').replace(/\0/g, ' ')));
       const file = path.join(dir, 'in.txt');
       fs.writeFileSync(file, batch.map((p) => `${p.stream}\0`).join(''));
       const pieces = (await runApertium(mode, file)).split('\0');
