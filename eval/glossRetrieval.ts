@@ -6,7 +6,8 @@
  * Acc@1 of the docs collection for today's hybrid (as eval/docsRetrieval.ts computes it) and:
  * - lexical signals: `gloss bm25` (Okapi BM25 in memory over the glosses' Snowball terms),
  *   `fts gloss` (stemmed) (a second FTS5 table shaped like the store's: the product's shape),
- *   `bilingual bm25` (one field, English text + gloss, searched with question + translation), and the
+ *   `bilingual bm25` (one field, English text + gloss, searched with question + translation; `biling
+ *   bm25 asked`: with the question as asked, for the English jargon a Spanish question keeps), and the
  *   control `bm25* translated` (the in-memory engine over the English text with the translation: is
  *   a gain the gloss's, or the engine's?);
  * - fusions with the hybrid: `rrf(…)` (k0 60, equal weights) and `convex … w` (the project's min-max
@@ -257,6 +258,9 @@ for (const q of questions) {
   // Gloss signal only for a question in another language than the corpus: English keeps the hybrid.
   const glossHits = q.lang === corpus ? [] : glossBm25(q.question, depth);
   const crossLingual = q.lang !== corpus;
+  // The bilingual field searched with the question as asked: Spanish developers keep English jargon
+  // (test, fixture, plugin) that the gloss has translated (prueba, accesorio…); the English text keeps it.
+  const askedHits = crossLingual ? bilingualIndex([...contentTerms(q.question, glossLanguage)], depth) : [];
   const ftsStemHits = crossLingual ? ftsGlossStemmed(q.question, depth) : [];
   const bilingualHits = crossLingual ? bilingualIndex([...contentTerms(q.question, glossLanguage), ...contentTerms(translation ?? '', corpus)], depth) : [];
   const modes: Record<string, () => Ranked> = {
@@ -275,6 +279,9 @@ for (const q of questions) {
     'bilingual bm25': () => (crossLingual ? ranked(bilingualHits) : ranked(hybrid)),
     'rrf(hybrid,biling)': () => (crossLingual ? rrf([ranked(hybrid), ranked(bilingualHits)]) : ranked(hybrid)),
     'convex biling 1': () => (crossLingual ? convex3(hybrid, bilingualHits, 1) : ranked(hybrid)),
+    'biling bm25 asked': () => (crossLingual ? ranked(askedHits) : ranked(hybrid)),
+    'convex bil.asked 1/2': () => (crossLingual ? convex3(hybrid, askedHits, 0.5) : ranked(hybrid)),
+    'convex bil.asked 1': () => (crossLingual ? convex3(hybrid, askedHits, 1) : ranked(hybrid)),
   };
   for (const [mode, run] of Object.entries(modes)) {
     if (values.only && mode !== 'hybrid' && mode !== values.only) continue;
