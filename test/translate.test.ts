@@ -50,6 +50,14 @@ describe('protectCode / restoreCode', () => {
     expect(stream.replace(/\[\uE000\d+\uE000\]/g, '')).not.toMatch(/(?<!\\)[[\]^$/<>@{}*]/);
   });
 
+  it('holds RST double-backtick literals as single spans, translating the prose between two of them', () => {
+    // Before #15 item 2 the single-backtick pattern took ``a`` prose ``b`` as `a`, then ` prose `:
+    // the prose between two literals was held out, so a glossed docs chunk kept it in English.
+    const { stream, spans } = protectCode('Use ``--lf`` to rerun only the failures, or ``--ff`` to run them first.');
+    expect(spans).toEqual(['``--lf``', '``--ff``']);
+    expect(shown(stream)).toBe('Use [§0§] to rerun only the failures, or [§1§] to run them first.');
+  });
+
   it('cannot be fooled by a user who writes a placeholder', () => {
     const text = 'mira [§0§] y `x_y` [§1§]';
     const { stream, spans } = protectCode(text);

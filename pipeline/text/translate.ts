@@ -52,8 +52,11 @@ const RESERVED = /[\\[\]^$/<>@{}*]/g;
 /** Whole-text spans that are code: fenced blocks, and lines that are code or output rather than prose. */
 const CODE_BLOCK = /```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)/g;
 const CODE_LINE = /^(?:[ \t]{4,}|\t|>>> |\.\.\. |\$ |E {2,}|Traceback \(most recent call last\)|\s*File ")/;
-/** A backtick span or a URL: one piece whatever it holds. */
-const INLINE_CODE = /^(?:`[^`\n]+`|https?:\/\/\S+)$/;
+/**
+ * A backtick span (RST's double-backtick literal first: read as single backticks, ``a`` prose ``b``
+ * would hold out ` prose ` too) or a URL: one piece whatever it holds.
+ */
+const INLINE_CODE = /^(?:``[^`\n]+``|`[^`\n]+`|https?:\/\/\S+)$/;
 /** Sentence punctuation around a word, not part of it. */
 const LEADING = /^[¿¡("'“«]+/;
 const TRAILING = /[.,;:!?)"'”»]+$/;
@@ -83,7 +86,7 @@ export function protectCode(text: string): ProtectedText {
     if (PLACEHOLDER.test(line.trim())) return line;
     if (CODE_LINE.test(line)) return hold(line);
     return line
-      .split(new RegExp(`(\\[${MARK}\\d+${MARK}\\]|\`[^\`\\n]+\`|\\bhttps?://\\S+|\\s+)`))
+      .split(new RegExp(`(\\[${MARK}\\d+${MARK}\\]|\`\`[^\`\\n]+\`\`|\`[^\`\\n]+\`|\\bhttps?://\\S+|\\s+)`))
       .map((piece) => {
         if (piece === '' || /^\s+$/.test(piece) || PLACEHOLDER.test(piece)) return piece;
         if (INLINE_CODE.test(piece)) return hold(piece);
