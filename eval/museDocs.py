@@ -122,12 +122,17 @@ counts = ", ".join(f"{sum(1 for q in qs if q['lang'] == lang)} {lang}" for lang 
 print(f"\n{len(qs)} questions ({counts}), "
       f"index {args.index}, cita model {dump['model']}, alpha {dump['alpha']}; question embedding "
       f"{1000 * q_cpu / (2 * len(qs)):.2f} ms CPU each")
-print(f"{'mode':22}" + "".join(f"{'R@' + str(args.k) + ' ' + l:>9}{'Acc@1 ' + l:>10}" for l in langs))
+print(f"{'mode':22}" + "".join(f"{'R@' + str(args.k) + ' ' + l:>9}{'Acc@1 ' + l:>10}{'+/- ' + l:>10}" for l in langs))
+print(f"{'':22}" + "".join(f"{'':19}{'vs today':>10}" for _ in langs))
 for m in dict.fromkeys(m for m, _ in rows):
     cells = []
     for l in langs:
         v = rows[(m, l)]
-        cells.append(f"{100 * np.mean([r for r, _ in v]):9.1f}{100 * np.mean([a for _, a in v]):10.1f}")
+        base = rows[("hybrid (today)", l)]
+        # Paired against today's hybrid, per question: R@k better / worse (a small dev set: read counts, not only means).
+        up = sum(1 for (r, _), (b, _) in zip(v, base) if r > b)
+        down = sum(1 for (r, _), (b, _) in zip(v, base) if r < b)
+        cells.append(f"{100 * np.mean([r for r, _ in v]):9.1f}{100 * np.mean([a for _, a in v]):10.1f}{f'+{up}/-{down}':>10}")
     print(f"{m:22}" + "".join(cells))
 
 if args.e5:
