@@ -1,0 +1,59 @@
+/**
+ * The ranked docs files behind eval/docsRetrieval.ts, dumped per question as JSON, so that a model
+ * that only runs outside cita (a Python-only embedder or reranker, #15 item 2) can be measured
+ * against, and fused with, the same index and questions: for each answerable question of a
+ * cita-format dataset, its translation and the distinct file paths (best first, 50 chunks deep) of
+ * the hybrid search and of the dense side on the question as asked.
+ *
+ *   node --import tsx eval/docsRankings.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] > rankings.json
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadDataset } from '../datasets/questions.ts';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance } from '../pipeline/instance.ts';
+import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { meanVector } from '../pipeline/vectors.ts';
+import { hybridCandidates } from '../pipeline/retrieval/search.ts';
+import { distinct } from './metrics/recallAtK.ts';
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { dataset: { type: 'string' }, split: { type: 'string' } },
+});
+const instance = positionals[0] ?? 'pytest';
+if (!values.dataset) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
+const root = findRoot();
+const questions = loadDataset({ name: path.basename(values.dataset, '.jsonl'), path: values.dataset, format: 'cita' }, root).questions.filter(
+  (q) => q.gold.answerable && q.gold.files.length > 0 && (!values.split || q.split === values.split),
+);
+const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
+const alpha = config.retrieval.hybrid.alpha;
+const depth = 50;
+
+async function files(text: string, vector: Float32Array | undefined, a: number): Promise<string[]> {
+  const hits = await hybridCandidates(store, vector, 'docs', text, depth, a);
+  return distinct(hits.map((h) => h.chunk.citation.path));
+}
+
+const out = [];
+for (const q of questions) {
+  const translation = q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const t = translation ?? q.question;
+  const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
+  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  out.push({
+    id: q.id,
+    pair: q.pair,
+    lang: q.lang,
+    question: q.question,
+    translation: t,
+    gold: q.gold.files,
+    hybrid: await files(plan.bm25, meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!))), alpha),
+    denseAsked: await files('', vOriginal, 1),
+  });
+}
+console.log(JSON.stringify({ instance, model: embedder.id, alpha, depth, questions: out }, null, 1));
+await close();
+process.exit(0);
