@@ -245,6 +245,10 @@ for (const q of questions) {
     'cc 0.2': () => convex3(hybrid, sIdf, 0.2),
     'cc 0.33': () => convex3(hybrid, sIdf, 0.33),
     'cc both 0.2': () => convex3(hybrid, sIdfBoth, 0.2),
+    'cc transl 0.2': () => convex3(hybrid, sparseRank([translated], true), 0.2),
+    'cc doc≤256 0.2': () => convex3(hybrid, sparseRank([asked], true, 256), 0.2),
+    // Language-aware: the sparse signal only for a question in the corpus language.
+    'cc 0.2 corpus-lang': () => (q.lang === config.languages.corpus ? convex3(hybrid, sIdf, 0.2) : hybridFiles),
   };
   for (const [mode, run] of Object.entries(modes)) {
     if (wanted && !wanted.has(mode)) continue;
@@ -261,9 +265,23 @@ for (const mode of [...new Set(rows.map((r) => r.mode))]) {
     const rs = rows.filter((r) => r.mode === mode && r.lang === l);
     return `${(100 * mean(rs.map((r) => r.recall))).toFixed(1).padStart(9)}${(100 * mean(rs.map((r) => r.acc1))).toFixed(1).padStart(10)}`;
   });
-  console.log(`${mode.padEnd(20)} ${cells.join(' ')}`);
+  console.log(`${mode.padEnd(20)} ${cells.join(' ')}  ${versusHybrid(mode)}`);
 }
 await finish();
+
+/** Paired against hybrid, per language: questions whose Acc@1 this mode wins / loses (26 a language is few: read the counts). */
+function versusHybrid(mode: string): string {
+  if (mode === 'hybrid' || !rows.some((r) => r.mode === 'hybrid')) return '';
+  const base = new Map(rows.filter((r) => r.mode === 'hybrid').map((r) => [r.id, r]));
+  return langs
+    .map((l) => {
+      const rs = rows.filter((r) => r.mode === mode && r.lang === l);
+      const win = rs.filter((r) => r.acc1 > base.get(r.id)!.acc1).length;
+      const loss = rs.filter((r) => r.acc1 < base.get(r.id)!.acc1).length;
+      return `${l} Acc@1 +${win}/-${loss}`;
+    })
+    .join('  ');
+}
 
 // ---------------------------------------------------------------- cost
 
