@@ -11,7 +11,7 @@ eval/docsRetrieval.ts), and prints file Recall@k / Acc@1 per language for
 plus the CPU cost per chunk of mUSE against multilingual-e5-small (ONNX, onnxruntime, 1 thread) on
 the same chunks.
 
-  python eval/museDocs.py --rankings rankings.json --index .cita/pytest-onnx/index.sqlite \
+  python eval/museDocs.py --rankings rankings.json --index .cita/pytest/index.sqlite \
       --muse .cita/models/muse-v3-numpy-0.2.1 --e5 .cita/models/e5-small-onnx-0.3.0 [--k 5]
 
 Needs numpy (and onnxruntime + tokenizers for the e5 cost line), e.g. the tools/minilm virtualenv.
