@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
 import { answerShape, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { createGenerator } from '../pipeline/answer/generators/index.ts';
+import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
+import { configSchema } from '../pipeline/config/schema.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
 import type { Context, Language } from '../pipeline/answer/types.ts';
 import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
@@ -314,6 +317,28 @@ describe('relevance by meaning', () => {
     expect(answer).toMatchObject({ noAnswer: true, text: 'No encuentro la respuesta en las fuentes indexadas.' });
     const lower = extractiveAnswer('How do I skip a test function?', ctx, { minRelevance: 0.75 }, meaning({}));
     expect(lower.noAnswer).toBeUndefined();
+  });
+});
+
+describe('extractive settings from config', () => {
+  // The hashing embedder stands in for the model: these tests are about which sentences get scored.
+  const q = 'How do I skip a test function?';
+  const ctx = context(q, 'en', skipFunctions, intro);
+  const generate = async (settings: Record<string, unknown>) => {
+    const g = await createGenerator({ ...configSchema.shape.answer.shape.generator.parse({ kind: 'extractive' }), minRelevance: 0, margin: 2, ...settings }, { modelsDir: '', log: () => {}, embedder: new HashingEmbedder() });
+    return new Set(parseMarkers((await g.generate(q, ctx)).text));
+  };
+
+  it('answer.generator.semanticBlocks bounds the blocks whose sentences are scored', async () => {
+    expect(await generate({})).toEqual(new Set([1, 2]));
+    expect(await generate({ semanticBlocks: 1 })).toEqual(new Set([1]));
+  });
+
+  it('answer.generator.margin keeps quotes near the best one', async () => {
+    // With room, both blocks are quoted; with none below the best, only the best quote's block
+    // (minBlocks draws on a second block only among eligible quotes).
+    expect(await generate({ margin: 2 })).toEqual(new Set([1, 2]));
+    expect(await generate({ margin: 0 })).toEqual(new Set([1]));
   });
 });
 

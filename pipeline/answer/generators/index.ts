@@ -22,6 +22,8 @@ export async function createGenerator(config: CitaConfig['answer']['generator'],
       const options = {
         ...(config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {}),
         ...(config.unknownNames !== undefined ? { unknownNames: config.unknownNames } : {}),
+        ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
+        ...(config.margin !== undefined ? { margin: config.margin } : {}),
       };
       return new ExtractiveGenerator(options, config.relevance === 'meaning' ? deps.embedder : undefined);
     }
