@@ -56,8 +56,12 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   minCoverage: 0.34,
   minRelevance: 0.86,
   lexicalWeight: 0.1,
-  margin: 0.04,
-  semanticBlocks: 6,
+  // Every block of the default context, and a wider margin than the 6 / 0.04 first chosen: the gold
+  // page was often in the context but below the sixth block or just under the best quote. Held out
+  // (pytest-docs + code-qa test halves) answered right 64.4 → 71.1% (6 questions gained, none lost;
+  // not significant after correction), at about twice the sentences embedded per answer.
+  margin: 0.08,
+  semanticBlocks: 12,
   whereFiles: 3,
   unknownNames: 'abstain',
 };
