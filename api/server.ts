@@ -119,6 +119,8 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
   // The price of a question's text, for the cost check: what the resolver refuses (over 2,000
   // characters or the window) costs a full window here, so its own error is the one the client sees.
   const tokens = async (instance: string, text: string): Promise<number> => {
+    // No index, no model to load: the resolver's own error (no index yet) answers at once.
+    if (!(await sessions.hasIndex(instance).catch(() => false))) return 0;
     const s = await sessions.load(instance).catch(() => undefined);
     const t = text.trim();
     if (!s || !t) return 0;

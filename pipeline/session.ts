@@ -223,12 +223,7 @@ export class Sessions {
    * gets stays open until `fn` settles, even if a rebuild swaps the index meanwhile.
    */
   async use<T>(name: string, fn: (s: Session & { store: Store }) => Promise<T>): Promise<T> {
-    const { config, paths } = this.configOf(name);
-    // Checked before the model loads: the open store knows whether its index is still there (no
-    // request to a cluster); else the backend is asked.
-    const loaded = await this.open.get(name)?.catch(() => undefined);
-    const present = loaded?.store ? (await loaded.store.standing()) !== 'removed' : await instanceBackend(config, paths).exists();
-    if (!present) throw noIndexYet(name);
+    if (!(await this.hasIndex(name))) throw noIndexYet(name);
     let release: (() => Promise<void>) | undefined;
     try {
       const s = await this.get(name);
@@ -242,6 +237,16 @@ export class Sessions {
     } finally {
       await release?.();
     }
+  }
+
+  /**
+   * Whether the instance has an index, without loading its model: the open store knows whether its
+   * index is still there (no request to a cluster); else the backend is asked.
+   */
+  async hasIndex(name: string): Promise<boolean> {
+    const { config, paths } = this.configOf(name);
+    const loaded = await this.open.get(name)?.catch(() => undefined);
+    return loaded?.store ? (await loaded.store.standing()) !== 'removed' : await instanceBackend(config, paths).exists();
   }
 
   /** What `ask` needs, from a ready session (see `use`). */
