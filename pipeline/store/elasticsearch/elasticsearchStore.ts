@@ -891,24 +891,41 @@ export class ElasticsearchStore implements Store {
   }
 
   /**
-   * Document frequency of each term in the collection: the documents its bm25 query matches, in any
-   * field (one `msearch` of counts; only for a query `selectTerms` prunes). Not cached: the
-   * generation behind an alias would have to be read first, and Lucene answers these from its terms
-   * dictionary.
+   * Document frequency of each term in the collection, from Lucene's terms dictionary in one request:
+   * the term vectors of an artificial document holding the terms, with term statistics. A term the
+   * analyzer keeps whole (`parse_config`, `os.path.join` with the standard analyzer) gets its own
+   * frequency, one it splits its rarest part's; a field's frequency counts the documents holding the
+   * term in that field, so the largest of the three fields is taken (the documents holding it in
+   * any field are at least that many). One count per term in an `msearch` instead cost 234 ms at p95
+   * on the pytest index (bench/store-compare.ts), more than the search it prunes.
    */
   private async docFreq(collection: Collection, terms: string[]): Promise<Map<string, number>> {
     const index = this.target(collection);
-    const res = await this.call(`counting terms in ${index}`, () =>
-      this.client.msearch({ searches: terms.flatMap((term) => [{ index }, { size: 0, track_total_hits: true, query: bm25Query([term]) }]) }),
-    );
-    return new Map(
-      terms.map((term, i) => {
-        const r = res.responses[i]!;
-        if ('error' in r) throw new Error(`ElasticsearchStore ${this.instance}: counting ${JSON.stringify(term)} in ${index} failed: ${JSON.stringify(r.error)}`);
-        const total = r.hits.total;
-        return [term, typeof total === 'number' ? total : (total?.value ?? 0)];
+    const text = terms.join('\n');
+    const fields = BM25_FIELDS.map((f) => f.replace(/\^.*$/, ''));
+    const res = await this.call(`reading term statistics of ${index}`, () =>
+      this.client.termvectors({
+        index,
+        doc: Object.fromEntries(fields.map((f) => [f, text])),
+        fields,
+        term_statistics: true,
+        field_statistics: false,
+        positions: false,
+        offsets: false,
+        payloads: false,
       }),
     );
+    const tokenDf = new Map<string, number>();
+    for (const field of Object.values(res.term_vectors ?? {})) {
+      for (const [token, stats] of Object.entries(field.terms ?? {})) tokenDf.set(token, Math.max(tokenDf.get(token) ?? 0, stats.doc_freq ?? 0));
+    }
+    const dfOf = (term: string) => {
+      const whole = tokenDf.get(term);
+      if (whole !== undefined) return whole;
+      const parts = term.split(/[^\p{L}\p{N}]+/u).filter((p) => p !== '');
+      return parts.length === 0 ? 0 : Math.min(...parts.map((p) => tokenDf.get(p) ?? 0));
+    };
+    return new Map(terms.map((term) => [term, dfOf(term)]));
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {
