@@ -346,7 +346,11 @@ export class SqliteStore implements Store {
       for (const [term, doc] of rows) cache.df.set(term, doc);
     }
     const df = cache.df;
-    return new Map(terms.map((term) => [term, Math.min(...tokensOf(term).map((t) => df.get(t) ?? 0))]));
+    const dfOf = (term: string) => {
+      const tokens = tokensOf(term);
+      return tokens.length === 0 ? 0 : Math.min(...tokens.map((t) => df.get(t) ?? 0));
+    };
+    return new Map(terms.map((term) => [term, dfOf(term)]));
   }
 
   /** The collection's FTS5 vocabulary (`term`, `doc`) for the tokens given as a JSON array; a temp table, made on first use. */
