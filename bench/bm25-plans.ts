@@ -5,9 +5,13 @@
  * `bm25()` now (one FTS5 run, every row tied at the k-th kept), FTS5 matching the same OR without
  * ranking (`count(*)`: the least any plan that evaluates the OR costs, "FTS5's own speed"), and an
  * exact phrase-by-phrase MaxScore (bench/support/bm25MaxScore.ts). Hits and scores of the store and
- * of MaxScore are checked equal to the old plan's on every query. Figures by number of terms.
+ * of MaxScore are checked equal to the old plan's on every query. `--max-terms 16,32`: the store's
+ * `bm25()` with `retrieval.bm25.maxTerms` N as well (its rarest N terms only: other rankings, so
+ * their top-k overlap with the old plan's is shown instead). `--plans`: which of before, store,
+ * match, maxscore to run (default all). Figures by number of terms: wall p50/p95 per query, and
+ * the plan's total wall and CPU time (process.cpuUsage: all of it is this thread's SQLite work).
  *
- *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>]
+ *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>] [--max-terms 16,32] [--plans before,store]
  *
  * Data as bench/store-compare.ts: the pytest chunks (`cita index pytest` first) cycled to `chunks`
  * in the `code` collection (vectors are not used here). `--file`: an index built so before (kept).
@@ -28,7 +32,12 @@ import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { topK } from '../pipeline/store/topK.ts';
 import { FtsBm25 } from './support/bm25MaxScore.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { file: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { file: { type: 'string' }, 'max-terms': { type: 'string' }, plans: { type: 'string' } },
+});
+const maxTerms = (values['max-terms'] ?? '').split(',').filter((x) => x !== '').map(Number);
+const chosen = new Set((values.plans ?? 'before,store,match,maxscore').split(','));
 const size = Number(positionals[0] ?? 200_000);
 const K = 10;
 const WARMUP = 20;
@@ -57,6 +66,7 @@ const file = values.file ?? path.join(dir!, 'index.sqlite');
 try {
   if (!values.file) await build(file);
   const store = SqliteStore.open(file, { dims: 384 });
+  const pruned = maxTerms.map((n) => [n, SqliteStore.open(file, { dims: 384, bm25MaxTerms: n })] as const);
   const db = new Database(file, { readonly: true });
   const count = db.prepare(`SELECT count(*) FROM fts_code WHERE fts_code MATCH ?`).pluck();
   const before = db.prepare(
@@ -78,7 +88,7 @@ try {
   ].map((r) => r.question);
   const chunks = await store.count('code');
 
-  const plans = {
+  const allPlans: Record<string, (q: string) => unknown> = {
     before: async (q: string) =>
       (
         await topK(
@@ -91,20 +101,33 @@ try {
     'FTS5 match only': (q: string) => count.get(ftsQuery(q)),
     'MaxScore (exact)': (q: string) => db.transaction(() => maxScore.search(ftsTerms(q), K).map((h) => [h.id, h.score]))(),
   };
+  const keys: Record<string, string> = { before: 'before', store: 'store bm25()', match: 'FTS5 match only', maxscore: 'MaxScore (exact)' };
+  const plans: Record<string, (q: string) => unknown> = Object.fromEntries(Object.entries(keys).flatMap(([key, name]) => (chosen.has(key) ? [[name, allPlans[name]!]] : [])));
+  for (const [n, s] of pruned) plans[`maxTerms ${n}`] = async (q: string) => (await s.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]);
   for (const q of questions.slice(0, WARMUP)) for (const plan of Object.values(plans)) await plan(q);
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(plans).map((p) => [p, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(plans).map((p) => [p, []]));
+  const overlap: Record<string, number> = Object.fromEntries(Object.keys(plans).map((p) => [p, 0]));
   let equalStore = 0;
   let equalMaxScore = 0;
   for (const q of questions) {
     const results: Record<string, unknown> = {};
     for (const [name, plan] of Object.entries(plans)) {
+      const c = process.cpuUsage();
       const t = performance.now();
       results[name] = await plan(q);
       times[name]!.push(performance.now() - t);
+      const used = process.cpuUsage(c);
+      cpu[name]!.push((used.user + used.system) / 1000);
     }
     const reference = JSON.stringify(results.before);
     if (JSON.stringify(results['store bm25()']) === reference) equalStore++;
     if (JSON.stringify(results['MaxScore (exact)']) === reference) equalMaxScore++;
+    const referenceIds = new Set(((results.before ?? results['store bm25()'] ?? []) as [string, number][]).map(([id]) => id));
+    for (const name of Object.keys(plans)) {
+      const hits = results[name];
+      if (Array.isArray(hits)) overlap[name]! += (hits as [string, number][]).filter(([id]) => referenceIds.has(id)).length / Math.max(1, referenceIds.size);
+    }
   }
 
   const terms = questions.map((q) => ftsTerms(q).length);
@@ -117,18 +140,26 @@ try {
   const pct = (t: number[], p: number) => [...t].sort((a, b) => a - b)[Math.min(t.length - 1, Math.floor(p * t.length))]!;
   const sum = (t: number[]) => t.reduce((a, b) => a + b, 0);
   console.log(`bm25 plans: ${chunks} chunks (code), ${questions.length} questions, k=${K}; terms per question: median ${pct(terms, 0.5)}, max ${Math.max(...terms)}`);
-  console.log(`hits and scores equal to before: store ${equalStore}/${questions.length}, MaxScore ${equalMaxScore}/${questions.length}`);
+  if (chosen.has('before')) console.log(`hits and scores equal to before: store ${equalStore}/${questions.length}, MaxScore ${equalMaxScore}/${questions.length}`);
+  const reference = chosen.has('before') ? 'before' : 'store bm25()';
+  if (pruned.length > 0) {
+    console.log(`top-${K} overlap with ${reference} (mean share of its ids): ${pruned.map(([n]) => `maxTerms ${n} ${(overlap[`maxTerms ${n}`]! / questions.length).toFixed(3)}`).join(', ')}`);
+  }
+  const baseline = Object.keys(plans)[0]!;
   for (const [label, keep] of buckets) {
     const idx = terms.flatMap((n, i) => (keep(n) ? [i] : []));
     if (idx.length === 0) continue;
-    const base = sum(idx.map((i) => times.before![i]!));
+    const base = sum(idx.map((i) => times[baseline]![i]!));
     const cells = Object.keys(plans).map((name) => {
       const t = idx.map((i) => times[name]![i]!);
-      return `${name} p50 ${pct(t, 0.5).toFixed(1)} p95 ${pct(t, 0.95).toFixed(1)} ms (×${(sum(t) / base).toFixed(2)})`;
+      const c = sum(idx.map((i) => cpu[name]![i]!));
+      return `${name} p50 ${pct(t, 0.5).toFixed(1)} p95 ${pct(t, 0.95).toFixed(1)} ms, wall ${(sum(t) / 1000).toFixed(1)} s cpu ${(c / 1000).toFixed(1)} s (×${(sum(t) / base).toFixed(2)})`;
     });
     console.log(`${label.padEnd(12)} n=${String(idx.length).padStart(3)} | ${cells.join(' | ')}`);
   }
+  console.log(`(×: total wall time against ${baseline})`);
   await store.close();
+  for (const [, s] of pruned) await s.close();
   db.close();
 } finally {
   if (dir) rmSync(dir, { recursive: true, force: true });

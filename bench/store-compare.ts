@@ -3,7 +3,10 @@
  * knn (k=10), at the pytest size and at a synthetic large collection, and how each grows.
  *
  *   npm run es:start
- *   node --import tsx bench/store-compare.ts [large=200000] [--only sqlite|elasticsearch]   (large 0: the pytest size only)
+ *   node --import tsx bench/store-compare.ts [large=200000] [--only sqlite|elasticsearch] [--max-terms N]   (large 0: the pytest size only)
+ *
+ * `--max-terms N`: both stores opened with `retrieval.bm25.maxTerms` N (a question's N rarest terms
+ * only, #14 item 4); without it every term, as the stores are opened by default here.
  *
  * Data, all in one collection (`code`), 384-dim vectors:
  * - pytest size: the real chunks and vectors of the pytest SQLite index (`cita index pytest` first).
@@ -33,7 +36,8 @@ import type { Store } from '../pipeline/store/store.ts';
 import type { StoredChunk } from '../pipeline/types.ts';
 import { mulberry32 } from '../test/support/prng.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' }, 'max-terms': { type: 'string' } } });
+const bm25MaxTerms = values['max-terms'] === undefined || Number(values['max-terms']) === 0 ? undefined : Number(values['max-terms']);
 const large = Number(positionals[0] ?? 200_000);
 const kinds = (values.only ? [values.only] : ['sqlite', 'elasticsearch']) as ('sqlite' | 'elasticsearch')[];
 const url = process.env.CITA_ES_URL ?? 'http://127.0.0.1:9200';
@@ -91,8 +95,8 @@ async function measure(kind: 'sqlite' | 'elasticsearch', chunks: StoredChunk[], 
   const file = path.join(dir, 'index.sqlite');
   const store: Store =
     kind === 'sqlite'
-      ? SqliteStore.open(file, { dims: 384 })
-      : await ElasticsearchStore.open({ dims: 384, instance: `b${process.pid}-${chunks.length}`, prefix: 'citabench', client: { node: url, requestTimeout: 600_000 } });
+      ? SqliteStore.open(file, { dims: 384, bm25MaxTerms })
+      : await ElasticsearchStore.open({ dims: 384, instance: `b${process.pid}-${chunks.length}`, prefix: 'citabench', client: { node: url, requestTimeout: 600_000 }, bm25MaxTerms });
   try {
     const t = performance.now();
     for (let i = 0; i < chunks.length; i += BATCH) {
@@ -150,7 +154,7 @@ const base = await pytestChunks();
 const meanChars = base.reduce((s, c) => s + c.text.length, 0) / base.length;
 console.log(
   `store comparison: ${questions.length} queries, k=${K}, 384 dims; pytest chunks ${base.length} (mean ${meanChars.toFixed(0)} chars), ` +
-    `large ${large} synthetic; Elasticsearch at ${url}`,
+    `large ${large} synthetic; Elasticsearch at ${url}; bm25 maxTerms ${bm25MaxTerms ?? 'off'}`,
 );
 const results: Figures[] = [];
 for (const [label, chunks] of [['pytest', base] as const, ...(large > 0 ? [['large', synthetic(base, large)] as const] : [])]) {

@@ -71,9 +71,10 @@ export async function openTargets(specs: TargetSpec[], root: string, log: (m: st
         embedders.set(embedKey, model);
       }
       // One model in memory, but each target has its own query memo: a run served from another's
-      // cache would report a latency it did not pay. Targets with the same index share one store.
+      // cache would report a latency it did not pay. Targets with the same index share one store,
+      // unless they search it differently (`retrieval.bm25` is a store option: #14 item 4).
       const embedder = memoizeQueries(model);
-      const storeKey = JSON.stringify([config.store, paths.store]);
+      const storeKey = JSON.stringify([config.store, paths.store, config.retrieval.bm25]);
       const instance = await openInstance(loaded, { purpose: 'ask', embedder, store: stores.get(storeKey), log }).catch((err: unknown) => {
         throw labelled(spec, err);
       });

@@ -47,7 +47,7 @@ if (unavailable !== null) {
 } else {
   storeContract(
     'elasticsearch',
-    async ({ dims }) => ElasticsearchStore.open({ dims, instance: instanceName(), client }),
+    async ({ dims, bm25MaxTerms }) => ElasticsearchStore.open({ dims, instance: instanceName(), client, bm25MaxTerms }),
     async (store: Store) => {
       await (store as ElasticsearchStore).dropAll();
     },

@@ -295,6 +295,26 @@ describe('cita eval', () => {
         await close();
       }
     });
+
+    it('targets share the store of an index only if they search it alike: retrieval.bm25 is a store option (#14 item 4)', async () => {
+      const { targets, close } = await openTargets(
+        [
+          { label: 'A', instance: 'demo', overlays: [], overrides: [] },
+          { label: 'B', instance: 'demo', overlays: [], overrides: [] },
+          { label: 'C', instance: 'demo', overlays: [], overrides: ['retrieval.bm25.maxTerms=2'] },
+        ],
+        p.dir,
+        () => {},
+      );
+      try {
+        const [a, b, c] = targets as [EvalTarget, EvalTarget, EvalTarget];
+        expect(b.store).toBe(a.store);
+        // Before: C searched with A's store, opened without the limit, and an A/B of it measured nothing.
+        expect(c.store).not.toBe(a.store);
+      } finally {
+        await close();
+      }
+    });
   });
 
   describe('the measurement trap (lesson 5)', () => {

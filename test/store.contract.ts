@@ -12,7 +12,8 @@ import { mulberry32, seedOf } from './support/prng.ts';
 
 export const CONTRACT_DIMS = 8;
 
-export type MakeStore = (options: { dims: number }) => Promise<Store>;
+/** `bm25MaxTerms`: the store's limit on a bm25 query's terms (`retrieval.bm25.maxTerms`). */
+export type MakeStore = (options: { dims: number; bm25MaxTerms?: number }) => Promise<Store>;
 /** Called after each test, once the store is closed: remove files, indexes, … */
 export type CleanupStore = (store: Store) => Promise<void> | void;
 
@@ -289,6 +290,40 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
 
       it('returns nothing for a query without searchable words', async () => {
         expect(await store.bm25('code', '?!¿ -- ()', 5)).toEqual([]);
+      });
+    });
+
+    describe('bm25 with bm25MaxTerms (#14 item 4)', () => {
+      // Document frequencies in `code`: alpha 5, beta 3, gamma 2, zanzibar 0, among 20 other chunks.
+      const chunks = () => [
+        ...Array.from({ length: 20 }, (_, i) => makeChunk(`pad-${i}`, 'code', `lorem ipsum padding ${i}`)),
+        ...[1, 2, 3, 4].map((i) => makeChunk(`a${i}`, 'code', `alpha only ${i}`)),
+        ...[1, 2, 3].map((i) => makeChunk(`b${i}`, 'code', `beta only ${i}`)),
+        makeChunk('g1', 'code', 'gamma only'),
+        makeChunk('ag', 'code', 'alpha and gamma'),
+      ];
+      const scored = (hits: ScoredChunk[]) => hits.map((h) => [h.chunk.id, h.score]);
+
+      it('searches a longer query with its rarest terms only, short queries with all', async () => {
+        const pruned = await makeStore({ dims: CONTRACT_DIMS, bm25MaxTerms: 2 });
+        try {
+          await Promise.all([store.upsert(chunks()), pruned.upsert(chunks())]);
+          const long = await pruned.bm25('code', 'alpha beta gamma zanzibar', 20);
+          // zanzibar matches nothing and alpha is the commonest: beta and gamma are kept.
+          expect(ids(long).sort()).toEqual(['ag', 'b1', 'b2', 'b3', 'g1']);
+          expect(scored(long)).toEqual(scored(await store.bm25('code', 'beta gamma', 20)));
+          // Two terms: as without a limit, alpha included.
+          const short = await pruned.bm25('code', 'alpha gamma', 20);
+          expect(ids(short)).toContain('a1');
+          expect(scored(short)).toEqual(scored(await store.bm25('code', 'alpha gamma', 20)));
+          // Frequencies follow the content: with five more beta chunks alpha is the rarer of the two.
+          const more = [4, 5, 6, 7, 8].map((i) => makeChunk(`b${i}`, 'code', `beta only ${i}`));
+          await Promise.all([store.upsert(more), pruned.upsert(more)]);
+          expect(scored(await pruned.bm25('code', 'alpha beta gamma zanzibar', 20))).toEqual(scored(await store.bm25('code', 'alpha gamma', 20)));
+        } finally {
+          await pruned.close();
+          await cleanup?.(pruned);
+        }
       });
     });
 

@@ -182,6 +182,12 @@ export const configSchema = z
          */
         lookupsAfter: z.number().int().min(0).max(50).default(0),
         /**
+         * `maxTerms`: BM25 searches a question of more distinct terms (a pasted issue) with only this
+         * many, those of lowest document frequency in the collection searched (pipeline/store/shared.ts,
+         * `selectTerms`); 0: every term. Both stores prune alike. Default (config/defaults.yaml) and measurements: README.
+         */
+        bm25: z.object({ maxTerms: z.number().int().min(0).max(10_000) }).strict(),
+        /**
          * A question in another language than the corpus (`languages.corpus`): which text each
          * retriever searches with once the question is translated. `translated`: the translation;
          * `original`: the question as asked; `both`: BM25 over both texts, or the mean of both query

@@ -9,8 +9,15 @@ import type { Store, StoreBackend } from './store.ts';
  * `file` is the resolved `store.path` (SQLite); `root` resolves the Elasticsearch CA file.
  */
 export function storeBackend(config: CitaConfig, where: { root: string; file: string }): StoreBackend {
-  if (config.store.kind === 'elasticsearch') return elasticsearchBackend((dims) => elasticsearchOptions(config, where, dims));
-  return sqliteBackend(where.file, config.name);
+  if (config.store.kind === 'elasticsearch') {
+    return elasticsearchBackend(async (dims) => ({ ...(await elasticsearchOptions(config, where, dims)), bm25MaxTerms: bm25MaxTerms(config) }));
+  }
+  return sqliteBackend(where.file, config.name, { bm25MaxTerms: bm25MaxTerms(config) });
+}
+
+/** `retrieval.bm25.maxTerms` as the stores take it: undefined (every term) for 0. */
+export function bm25MaxTerms(config: CitaConfig): number | undefined {
+  return config.retrieval.bm25.maxTerms > 0 ? config.retrieval.bm25.maxTerms : undefined;
 }
 
 /** An empty index in memory, whatever the instance's backend: what a dry run plans against when there is no index (nothing is created on disk or on a cluster). */

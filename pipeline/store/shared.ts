@@ -86,3 +86,32 @@ export const fold = foldAccents;
 export function queryTerms(query: string): string[] {
   return ftsTerms(query);
 }
+
+/**
+ * Whether a query of these terms is pruned by `selectTerms` (then, and only then, a store looks up
+ * their document frequencies): more terms than `maxTerms`.
+ */
+export function prunesTerms(terms: readonly string[], maxTerms: number | undefined): boolean {
+  return maxTerms !== undefined && terms.length > maxTerms;
+}
+
+/**
+ * The terms a long query is searched with (#14 item 4): at most `maxTerms`, the most selective ones.
+ * A bm25 score is a sum over terms, and a term found in most chunks adds little to any of them while
+ * every chunk it matches must be scored: FTS5's `bm25()` scores each row matching any term, at a cost
+ * per row that grows with the number of terms, so a pasted issue of 200 terms scored most of a large
+ * collection. Short queries (`prunesTerms` false) are returned as they are. Otherwise terms found
+ * nowhere (`docFreq` 0 or absent) are dropped (they add nothing to any score), then the `maxTerms` of
+ * lowest document frequency (highest IDF) in the collection searched are kept, in the query's order;
+ * equal frequencies go by position. Both stores call this with their own collection's frequencies.
+ */
+export function selectTerms(terms: string[], maxTerms: number | undefined, docFreq: ReadonlyMap<string, number>): string[] {
+  if (!prunesTerms(terms, maxTerms)) return terms;
+  const found = terms.flatMap((term, i) => {
+    const n = docFreq.get(term) ?? 0;
+    return n > 0 ? [{ i, n }] : [];
+  });
+  found.sort((a, b) => a.n - b.n || a.i - b.i);
+  const kept = new Set(found.slice(0, maxTerms).map((t) => t.i));
+  return terms.filter((_, i) => kept.has(i));
+}

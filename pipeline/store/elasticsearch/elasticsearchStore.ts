@@ -1,6 +1,6 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
+import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, prunesTerms, queryTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { topK } from '../topK.ts';
 import { limit } from '../../limit.ts';
@@ -54,6 +54,11 @@ export const ES_SCHEMA_VERSION = 2;
 /** bm25 field weights as in the SQLite store: a title hit says more than one in the body. */
 const BM25_FIELDS = ['title_search^2', 'text_search', 'identifiers'];
 
+/** bm25's query for (folded) terms: their OR over the weighted fields, each field scored and summed. */
+function bm25Query(terms: string[]) {
+  return { multi_match: { query: terms.join(' '), type: 'most_fields' as const, fields: BM25_FIELDS, operator: 'or' as const } };
+}
+
 /** Largest `size` of one search request (index.max_result_window) and `num_candidates` of kNN. */
 const MAX_WINDOW = 10_000;
 const PAGE = 1_000;
@@ -74,6 +79,8 @@ export interface ElasticsearchStoreOptions {
   replicas?: number;
   /** Bulk requests: documents per request, concurrent requests, retries of rejected (429) items. */
   bulk?: { flushBytes?: number; concurrency?: number; retries?: number; wait?: number };
+  /** bm25 searches with at most this many of a query's terms, the rarest in the collection (`selectTerms`); undefined: all. */
+  bm25MaxTerms?: number;
 }
 
 /** Where the client's credentials and TLS come from: the environment, never a config file. */
@@ -330,6 +337,7 @@ export class ElasticsearchStore implements Store {
    * ones); every read and write of this store goes to them until `commitRebuild` swaps them in.
    */
   private staged: Map<Collection | 'meta', string> | null = null;
+  private readonly bm25MaxTerms: number | undefined;
 
   private constructor(options: ElasticsearchStoreOptions, client: Client, ownsClient: boolean) {
     this.dims = options.dims;
@@ -341,6 +349,7 @@ export class ElasticsearchStore implements Store {
     this.analyzer = options.analyzer ?? 'standard';
     this.settings = { number_of_shards: options.shards ?? 1, number_of_replicas: options.replicas ?? 0 };
     this.bulkOptions = { flushBytes: 5_000_000, concurrency: 2, retries: 3, wait: 1000, ...options.bulk };
+    this.bm25MaxTerms = options.bm25MaxTerms;
   }
 
   /**
@@ -864,12 +873,14 @@ export class ElasticsearchStore implements Store {
   async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
     checkCollection(collection, 'ElasticsearchStore');
     // The query's own terms, folded like the fields they are matched against.
-    const terms = queryTerms(query).map(fold);
-    if (terms.length === 0 || !wantsHits(k)) return [];
+    const all = queryTerms(query).map(fold);
+    if (all.length === 0 || !wantsHits(k)) return [];
+    const terms = prunesTerms(all, this.bm25MaxTerms) ? selectTerms(all, this.bm25MaxTerms, await this.docFreq(collection, all)) : all;
+    if (terms.length === 0) return [];
     const res = await this.call(`searching ${this.target(collection)}`, () =>
       this.client.search<Source>({
         index: this.target(collection),
-        query: { multi_match: { query: terms.join(' '), type: 'most_fields', fields: BM25_FIELDS, operator: 'or' } },
+        query: bm25Query(terms),
         sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
         track_scores: true,
         size: Math.min(Math.floor(k), MAX_WINDOW),
@@ -877,6 +888,44 @@ export class ElasticsearchStore implements Store {
       }),
     );
     return res.hits.hits.map((hit) => ({ chunk: toChunk(hit._source!), score: hit._score ?? 0 }));
+  }
+
+  /**
+   * Document frequency of each term in the collection, from Lucene's terms dictionary in one request:
+   * the term vectors of an artificial document holding the terms, with term statistics. A term the
+   * analyzer keeps whole (`parse_config`, `os.path.join` with the standard analyzer) gets its own
+   * frequency, one it splits its rarest part's; a field's frequency counts the documents holding the
+   * term in that field, so the largest of the three fields is taken (the documents holding it in
+   * any field are at least that many). One count per term in an `msearch` instead cost 234 ms at p95
+   * on the pytest index (bench/store-compare.ts), more than the search it prunes.
+   */
+  private async docFreq(collection: Collection, terms: string[]): Promise<Map<string, number>> {
+    const index = this.target(collection);
+    const text = terms.join('\n');
+    const fields = BM25_FIELDS.map((f) => f.replace(/\^.*$/, ''));
+    const res = await this.call(`reading term statistics of ${index}`, () =>
+      this.client.termvectors({
+        index,
+        doc: Object.fromEntries(fields.map((f) => [f, text])),
+        fields,
+        term_statistics: true,
+        field_statistics: false,
+        positions: false,
+        offsets: false,
+        payloads: false,
+      }),
+    );
+    const tokenDf = new Map<string, number>();
+    for (const field of Object.values(res.term_vectors ?? {})) {
+      for (const [token, stats] of Object.entries(field.terms ?? {})) tokenDf.set(token, Math.max(tokenDf.get(token) ?? 0, stats.doc_freq ?? 0));
+    }
+    const dfOf = (term: string) => {
+      const whole = tokenDf.get(term);
+      if (whole !== undefined) return whole;
+      const parts = term.split(/[^\p{L}\p{N}]+/u).filter((p) => p !== '');
+      return parts.length === 0 ? 0 : Math.min(...parts.map((p) => tokenDf.get(p) ?? 0));
+    };
+    return new Map(terms.map((term) => [term, dfOf(term)]));
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {

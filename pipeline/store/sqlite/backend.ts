@@ -10,15 +10,15 @@ import { GENERATION_KEY, SqliteStore } from './sqliteStore.ts';
  * The SQLite index's lifecycle: one file per instance (`store.path`), created on first open; a
  * rebuild writes a file of its own beside it and renames it over the old one.
  */
-export function sqliteBackend(file: string, instance: string): StoreBackend {
+export function sqliteBackend(file: string, instance: string, options: { bm25MaxTerms?: number } = {}): StoreBackend {
   return {
     exists: async () => fs.existsSync(file),
     meta: async (omit = []) => readMeta(file, omit),
-    open: async (dims) => openFile(file, dims, instance),
+    open: async (dims) => openFile(file, dims, instance, options.bm25MaxTerms),
     async rebuild(dims): Promise<RebuildTarget> {
       discardStaleRebuilds(file);
       const next = rebuildFile(file);
-      const store = openFile(next, dims, instance);
+      const store = openFile(next, dims, instance, options.bm25MaxTerms);
       return {
         store,
         async commit() {
@@ -34,9 +34,9 @@ export function sqliteBackend(file: string, instance: string): StoreBackend {
   };
 }
 
-function openFile(file: string, dims: number, instance: string): SqliteStore {
+function openFile(file: string, dims: number, instance: string, bm25MaxTerms: number | undefined): SqliteStore {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  return SqliteStore.open(file, { dims, instance });
+  return SqliteStore.open(file, { dims, instance, bm25MaxTerms });
 }
 
 /** The meta table, read-only and without loading sqlite-vec; `{}` when there is no file or it cannot be read. */

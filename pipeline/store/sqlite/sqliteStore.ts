@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
 import { ftsMatch } from '../../text/codeTokens.ts';
-import { checkChunk, checkCollection, checkQueryVector, leafOf, queryTerms, searchFields, symbolNames, wantsHits } from '../shared.ts';
+import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, queryTerms, prunesTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { byScoreThenId, topK } from '../topK.ts';
 
@@ -51,7 +51,12 @@ export interface SqliteStoreOptions {
   instance?: string;
   /** Called with the SQL of every statement run (better-sqlite3's `verbose`): to count queries in tests, or to debug. */
   trace?: (sql: string) => void;
+  /** bm25 searches with at most this many of a query's terms, the rarest in the collection (`selectTerms`); undefined: all. */
+  bm25MaxTerms?: number;
 }
+
+/** Document frequencies cached per collection and generation: more entries than this and the cache starts again. */
+const DF_CACHE_MAX = 200_000;
 
 interface ChunkRow {
   seq: number;
@@ -149,12 +154,17 @@ export class SqliteStore implements Store {
   private readonly instance: string | undefined;
   /** The file opened (undefined in memory): a `--rebuild` renames another over the path, and writes to this one would be lost. */
   private readonly ino: number | undefined;
+  private readonly bm25MaxTerms: number | undefined;
+  /** Document frequency of FTS5 tokens, per collection, for the generation it was read at (`docFreq`). */
+  private readonly dfCache = new Map<Collection, { generation: number; df: Map<string, number> }>();
+  private vocabTables: Partial<Record<Collection, Database.Statement>> = {};
 
-  private constructor(db: Database.Database, file: string, dims: number, instance: string | undefined) {
+  private constructor(db: Database.Database, file: string, dims: number, instance: string | undefined, bm25MaxTerms: number | undefined) {
     this.db = db;
     this.file = file;
     this.dims = dims;
     this.instance = instance;
+    this.bm25MaxTerms = bm25MaxTerms;
     // A dry run plans against an in-memory store (no file to be replaced).
     this.ino = file === ':memory:' ? undefined : fs.statSync(file).ino;
     this.stmt = prepareStatements(db);
@@ -215,7 +225,7 @@ export class SqliteStore implements Store {
       if (isCorruption(err)) throw damaged(`the file is damaged (${(err as Error).message})`);
       throw err;
     }
-    return new SqliteStore(db, file, dims, options.instance);
+    return new SqliteStore(db, file, dims, options.instance, options.bm25MaxTerms);
   }
 
   async apply(changes: ChangeSet): Promise<void> {
@@ -292,17 +302,66 @@ export class SqliteStore implements Store {
   async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
     checkCollection(collection, 'SqliteStore');
     const fts = this.stmt.fts[collection];
-    const match = ftsMatch(queryTerms(query));
-    if (match === '' || !wantsHits(k)) return [];
+    const terms = queryTerms(query);
+    if (terms.length === 0 || !wantsHits(k)) return [];
     const n = Math.min(Math.floor(k), Number.MAX_SAFE_INTEGER - 1);
     type Row = ChunkRow & { score: number };
-    let rows = this.read(() => fts.bm25.all({ match, n: n + 1 }) as Row[]);
-    // The (k + 1)-th ties the k-th: which of the tied rows FTS5 kept depends on rowids; take them all.
-    if (rows.length > n && rows[n]!.score >= rows[n - 1]!.score) rows = this.read(() => fts.bm25Ties.all({ match, k: n }) as Row[]);
+    // One read transaction: the frequencies that chose the terms are those of the rows scored.
+    const rows = this.read(() =>
+      this.db.transaction(() => {
+        const kept = prunesTerms(terms, this.bm25MaxTerms) ? selectTerms(terms, this.bm25MaxTerms, this.docFreq(collection, terms)) : terms;
+        const match = ftsMatch(kept);
+        if (match === '') return [];
+        const top = fts.bm25.all({ match, n: n + 1 }) as Row[];
+        // The (k + 1)-th ties the k-th: which of the tied rows FTS5 kept depends on rowids; take them all.
+        return top.length > n && top[n]!.score >= top[n - 1]!.score ? (fts.bm25Ties.all({ match, k: n }) as Row[]) : top;
+      })(),
+    );
     return rows
       .slice(0, n)
       .map((row) => ({ chunk: rowToChunk(row), score: row.score }))
       .sort(byScoreThenId);
+  }
+
+  /**
+   * Document frequency of each term in the collection: the rows FTS5 matches it in, in any column.
+   * From an `fts5vocab` table (its `doc`: rows holding the token), not a `count(*)` per term, which
+   * costs about twice as much. A dotted term (`os.path.join`) is a phrase of several tokens; its
+   * frequency is taken as its rarest token's, an upper bound (0 when a token is absent, as the phrase
+   * is then). Reading a token's frequency walks its whole doclist, as long for `the` as matching it,
+   * so frequencies are cached per collection until the next apply changes the generation.
+   */
+  private docFreq(collection: Collection, terms: string[]): Map<string, number> {
+    const generation = this.readGeneration();
+    let cache = this.dfCache.get(collection);
+    if (!cache || cache.generation !== generation || cache.df.size > DF_CACHE_MAX) {
+      cache = { generation, df: new Map() };
+      this.dfCache.set(collection, cache);
+    }
+    const tokensOf = (term: string) => fold(term).split('.').filter((t) => t !== '');
+    const missing = [...new Set(terms.flatMap(tokensOf))].filter((t) => !cache.df.has(t));
+    if (missing.length > 0) {
+      const rows = this.vocab(collection).all(JSON.stringify(missing)) as [string, number][];
+      for (const t of missing) cache.df.set(t, 0);
+      for (const [term, doc] of rows) cache.df.set(term, doc);
+    }
+    const df = cache.df;
+    const dfOf = (term: string) => {
+      const tokens = tokensOf(term);
+      return tokens.length === 0 ? 0 : Math.min(...tokens.map((t) => df.get(t) ?? 0));
+    };
+    return new Map(terms.map((term) => [term, dfOf(term)]));
+  }
+
+  /** The collection's FTS5 vocabulary (`term`, `doc`) for the tokens given as a JSON array; a temp table, made on first use. */
+  private vocab(collection: Collection): Database.Statement {
+    let stmt = this.vocabTables[collection];
+    if (!stmt) {
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_${collection} USING fts5vocab(main, fts_${collection}, 'row')`);
+      stmt = this.db.prepare(`SELECT term, doc FROM temp.vocab_${collection} WHERE term IN (SELECT value FROM json_each(?))`).raw();
+      this.vocabTables[collection] = stmt;
+    }
+    return stmt;
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {
