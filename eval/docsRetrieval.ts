@@ -6,9 +6,7 @@
  *
  *   node --import tsx eval/docsRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--json]
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDataset } from '../datasets/questions.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
@@ -16,6 +14,7 @@ import { meanVector } from '../pipeline/vectors.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
+import { answerableQuestions } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -23,12 +22,9 @@ const { values, positionals } = parseArgs({
   options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, json: { type: 'boolean' } },
 });
 const instance = positionals[0] ?? 'pytest';
-if (!values.dataset) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
 const k = Number(values.k);
 const root = findRoot();
-const questions = loadDataset({ name: path.basename(values.dataset, '.jsonl'), path: values.dataset, format: 'cita' }, root).questions.filter(
-  (q) => q.gold.answerable && q.gold.files.length > 0 && (!values.split || q.split === values.split),
-);
+const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
 const alpha = config.retrieval.hybrid.alpha;
 const depth = 50;

@@ -30,7 +30,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDataset } from '../datasets/questions.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
@@ -44,6 +43,7 @@ import type { Chunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { pairedPermutationTest } from './stats/paired.ts';
+import { answerableQuestions } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -58,12 +58,9 @@ const { values, positionals } = parseArgs({
   },
 });
 const instance = positionals[0] ?? 'pytest';
-if (!values.dataset) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
 const k = Number(values.k);
 const root = findRoot();
-const questions = loadDataset({ name: path.basename(values.dataset, '.jsonl'), path: values.dataset, format: 'cita' }, root).questions.filter(
-  (q) => q.gold.answerable && q.gold.files.length > 0 && (!values.split || q.split === values.split),
-);
+const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
 const corpus = config.languages.corpus;
 const alpha = config.retrieval.hybrid.alpha;

