@@ -4,7 +4,8 @@ import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { runIndex, sortedByLength } from '../pipeline/index/indexer.ts';
 import { VectorCache } from '../pipeline/index/vectorCache.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
-import type { Chunk, Document, Embedder, StoredChunk } from '../pipeline/types.ts';
+import type { Chunk, Document, StoredChunk } from '../pipeline/types.ts';
+import { recordingEmbedder } from './support/recordingEmbedder.ts';
 
 /**
  * The indexer embeds all pending chunks shortest first (#14 item 2): a runtime that pads each batch
@@ -23,25 +24,6 @@ const DOC: Document = {
     .join('\n')}`,
 };
 
-/** The hashing embedder, recording the texts of every batch it is given. */
-function recording(): Embedder & { batches: string[][] } {
-  const inner = new HashingEmbedder();
-  const batches: string[][] = [];
-  return {
-    id: inner.id,
-    dims: inner.dims,
-    window: inner.window,
-    batches,
-    countTokens: (text) => inner.countTokens(text),
-    embedQueries: (texts) => inner.embedQueries(texts),
-    embedPassages: (texts) => {
-      batches.push([...texts]);
-      return inner.embedPassages(texts);
-    },
-    close: () => inner.close(),
-  };
-}
-
 describe('sortedByLength', () => {
   it('orders by token count, ties in the given order, without changing the input', () => {
     const input = [
@@ -58,7 +40,7 @@ describe('sortedByLength', () => {
 
 describe('runIndex batching', () => {
   it('sends batches shortest first and stores each chunk with the vector of its own text, in file order', async () => {
-    const embedder = recording();
+    const embedder = recordingEmbedder();
     const chunking = { maxTokens: 512, lineWindow: 60 };
     const expected: Chunk[] = await chunkDocument(DOC, embedder, chunking);
     expect(expected.length).toBe(10);

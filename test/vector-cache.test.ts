@@ -4,12 +4,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../pipeline/config/load.ts';
-import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { indexInstance } from '../pipeline/index/indexInstance.ts';
 import { VectorCache } from '../pipeline/index/vectorCache.ts';
 import { resolvePaths } from '../pipeline/instance.ts';
-import type { Embedder } from '../pipeline/types.ts';
 import { makeProject, type TestProject } from './support/cli.ts';
+import { recordingEmbedder } from './support/recordingEmbedder.ts';
 
 /**
  * Never paying twice for a vector (#14 item 5): vectors outlive their chunks (a file excluded and
@@ -39,29 +38,10 @@ function project(): TestProject {
   return p;
 }
 
-/** The hashing embedder, counting the passages it embeds. */
-function counting(): Embedder & { embedded: string[] } {
-  const inner = new HashingEmbedder();
-  const embedded: string[] = [];
-  return {
-    id: inner.id,
-    dims: inner.dims,
-    window: inner.window,
-    embedded,
-    countTokens: (text) => inner.countTokens(text),
-    embedQueries: (texts) => inner.embedQueries(texts),
-    embedPassages: (texts) => {
-      embedded.push(...texts);
-      return inner.embedPassages(texts);
-    },
-    close: () => inner.close(),
-  };
-}
-
-async function index(p: TestProject, name = 'demo', embedder = counting()) {
+async function index(p: TestProject, name = 'demo', embedder = recordingEmbedder()) {
   const { config } = loadConfig(name, { root: p.dir });
   const summary = await indexInstance({ config, paths: resolvePaths(config, p.dir), embedder });
-  return { summary, embedded: embedder.embedded };
+  return { summary, embedded: embedder.batches.flat() };
 }
 
 describe('the vector cache across config changes', () => {
