@@ -86,10 +86,8 @@ export interface IndexInput {
  * does not depend on this order.
  */
 export function sortedByLength<T extends Pick<Chunk, 'tokens'>>(chunks: readonly T[]): T[] {
-  return chunks
-    .map((c, i) => ({ c, i }))
-    .sort((a, b) => a.c.tokens - b.c.tokens || a.i - b.i)
-    .map((x) => x.c);
+  // Array.prototype.sort is stable: ties keep the given order.
+  return [...chunks].sort((a, b) => a.tokens - b.tokens);
 }
 
 /** The text hash a vector is cached under: the text the model sees, nothing else. */
