@@ -15,11 +15,7 @@ import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { datasetQuestions, pytestChunks, type BenchText } from './support/e5-texts.ts';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-}
+import { arg } from './support/args.ts';
 
 const root = findRoot();
 const dir = path.resolve(root, arg('dir', '.cita/models/e5-small-onnx-0.3.0'));

@@ -17,11 +17,7 @@ import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { embedderOptions, resolvePaths, scanSources } from '../pipeline/instance.ts';
 import { sortedByLength } from '../pipeline/index/indexer.ts';
 import type { Chunk, Embedder } from '../pipeline/types.ts';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-}
+import { arg } from './support/args.ts';
 
 const instance = process.argv[2];
 if (!instance || instance.startsWith('--')) throw new Error('usage: bench/index-profile.ts <instance or config file> [--limit N] [--modes file,sorted,spin]');
