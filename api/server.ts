@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
@@ -150,12 +150,18 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
   });
   await apollo.start();
 
-  let inFlight = 0;
+  /** Responses not yet sent in full: the requests in flight. */
+  const open = new Set<http.ServerResponse>();
   let closing = false;
+  // While draining, each response ends its connection (`Connection: close`: Node closes the socket once
+  // it is sent), so a client stops sending requests on it.
+  const lastOnConnection = (res: http.ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+  };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (closing) res.setHeader('connection', 'close');
+    if (closing) lastOnConnection(res);
     const origin = req.headers.origin;
     if (origin && (cors.has(origin) || cors.has('*'))) {
       res.setHeader('access-control-allow-origin', cors.has('*') ? '*' : origin);
@@ -236,8 +242,8 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
   };
 
   const server = http.createServer((req, res) => {
-    inFlight++;
-    res.on('close', () => inFlight--);
+    open.add(res);
+    res.on('close', () => open.delete(res));
     handle(req, res).catch((err: unknown) => {
       if (err instanceof BodyTooLarge) {
         if (!res.headersSent) sendJson(res, 413, errorBody('BAD_REQUEST', err.message));
@@ -268,13 +274,26 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
   const close = () =>
     (closed ??= (async () => {
       closing = true;
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Idle keep-alive connections are closed now; busy ones after their response.
+      for (const res of open) lastOnConnection(res);
+      // Stop accepting, and nothing more: http.Server#close also destroys the idle kept-alive
+      // connections at once (Node >= 19), and "idle" includes one whose client has already sent a
+      // request the server has not read yet (the event loop was busy): that client saw ECONNRESET.
+      // Open connections stay open for the drain; their requests are answered (with Connection: close).
+      const stopped = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      let allClosed = false;
+      void stopped.then(() => (allClosed = true));
       const deadline = Date.now() + (o.drainMs ?? 30_000);
-      while (inFlight > 0 && Date.now() < deadline) {
-        server.closeIdleConnections();
-        await new Promise((r) => setTimeout(r, 50));
+      // One full turn of the event loop (it polls the sockets in between): bytes that had arrived on a
+      // connection are read and parsed by then, so a request on its way counts as in flight, not idle.
+      const turn = () => new Promise((r) => setImmediate(r)).then(() => new Promise((r) => setImmediate(r)));
+      while (!allClosed && Date.now() < deadline) {
+        // Idle connections are closed only once nothing is in flight: what is left is the race that no
+        // server can close (a request sent in the instant the connection is closed).
+        if (open.size === 0) await turn();
+        if (open.size === 0) server.closeIdleConnections();
+        await Promise.race([stopped, new Promise((r) => setTimeout(r, 50))]);
       }
+      // The deadline: cut what is left.
       server.closeAllConnections();
       await stopped;
       await jobs.stop();

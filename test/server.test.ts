@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestProject } from './support/cli.ts';
+import { makeProject, type TestProject } from './support/cli.ts';
 import { root } from './support/paths.ts';
 import { ASK, gql, gqlFrom, makeServedProject, serve, type Served } from './support/server.ts';
 
@@ -411,5 +412,112 @@ describe('cita serve --require-key, --cors', () => {
 
   it('refuses to start with --require-key and no key', async () => {
     await expect(serve(p, ['--require-key'], { CITA_API_KEY: '' })).rejects.toThrow(/needs an API key/);
+  });
+});
+
+/**
+ * A raw HTTP/1.1 connection, so the test decides when each request is written on it: `next()` is the
+ * next complete response (a 100 Continue counts as one), and fails if the connection closes first.
+ */
+function rawConnection(port: number): Promise<{ write(text: string): void; next(): Promise<string>; closed: Promise<void> }> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  let buffer = '';
+  let closedBy: string | undefined;
+  let waiting: (() => void) | undefined;
+  socket.on('data', (d: string) => {
+    buffer += d;
+    waiting?.();
+  });
+  socket.on('error', (err: NodeJS.ErrnoException) => (closedBy = err.code ?? err.message));
+  const closed = new Promise<void>((resolve) =>
+    socket.on('close', () => {
+      closedBy ??= 'the server';
+      waiting?.();
+      resolve();
+    }),
+  );
+  const complete = (): string | undefined => {
+    const end = buffer.indexOf('\r\n\r\n');
+    if (end < 0) return undefined;
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(buffer.slice(0, end))?.[1] ?? 0);
+    if (Buffer.byteLength(buffer.slice(end + 4)) < length) return undefined;
+    const response = buffer.slice(0, end + 4 + length);
+    buffer = buffer.slice(response.length);
+    return response;
+  };
+  const next = () =>
+    new Promise<string>((resolve, reject) => {
+      waiting = () => {
+        const response = complete();
+        if (response !== undefined) resolve(response);
+        else if (closedBy) reject(new Error(`connection closed (${closedBy}) before a complete response; received: ${JSON.stringify(buffer)}`));
+        else return;
+        waiting = undefined;
+      };
+      waiting();
+    });
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('connect', () => resolve({ write: (text) => socket.write(text), next, closed }));
+  });
+}
+
+/** Whether a new connection to the port is accepted. */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+describe('cita serve: graceful drain on kept-alive connections (#11 follow-up)', () => {
+  let p: TestProject;
+  let s: Served;
+  beforeAll(async () => {
+    p = makeProject();
+    s = await serve(p);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    p?.cleanup();
+  });
+
+  it('answers a request sent on an idle kept-alive connection during the drain, with Connection: close, then exits 0', async () => {
+    const port = Number(new URL(s.url).port);
+    const body = JSON.stringify({ query: '{ instances { name } }' });
+    const post = (extra = '') => `POST /graphql HTTP/1.1\r\nhost: cita\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n`;
+    // In flight for as long as the test wants: the server has the headers (its 100 Continue says so)
+    // and waits for a body the test holds back.
+    const busy = await rawConnection(port);
+    busy.write(post('expect: 100-continue\r\n'));
+    expect(await busy.next()).toMatch(/^HTTP\/1\.1 100 /);
+    // One request answered on a kept-alive connection, which is then idle.
+    const idle = await rawConnection(port);
+    idle.write(post() + body);
+    const first = await idle.next();
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(first).toMatch(/\r\nconnection: keep-alive\r\n/i);
+
+    const code = s.stop();
+    while (await accepts(port)) await new Promise((r) => setTimeout(r, 20));
+    // Draining: no new connections, but a request on the open one (a client may have sent it before it
+    // knew) is answered, and the response tells the client not to send more on it.
+    idle.write(post() + body);
+    const late = await idle.next();
+    expect(late).toMatch(/^HTTP\/1\.1 200 /);
+    expect(late).toMatch(/\r\nconnection: close\r\n/i);
+    expect(JSON.parse(late.slice(late.indexOf('\r\n\r\n') + 4)).data.instances.map((i: any) => i.name)).toEqual(['demo']);
+    await idle.closed;
+    // The request in flight since before the shutdown is answered too, and its connection closed.
+    busy.write(body);
+    const held = await busy.next();
+    expect(held).toMatch(/^HTTP\/1\.1 200 /);
+    expect(held).toMatch(/\r\nconnection: close\r\n/i);
+    await busy.closed;
+    expect(await code).toBe(0);
   });
 });
