@@ -389,7 +389,7 @@ async function fromLocalDir(dir: string, ctx: RouteContext, registry: ModelRegis
   }
   const modelFile = ctx.options.precision === 'int8' ? registry.e5onnx.int8File! : 'onnx/model.onnx';
   const model = path.join(abs, modelFile);
-  if (!fs.existsSync(model))
+  if (ctx.options.precision === 'int8' && !fs.existsSync(model))
     throw new Error(
       `provision: embedding.precision is int8, but embedding.localDir ${abs} has no ${modelFile}; ` +
         `\`cita model pull\` (or \`npm run setup\`) builds it into ${registry.e5onnx.dirName}/${modelFile}, or set embedding.precision: fp32`,
