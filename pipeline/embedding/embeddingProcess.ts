@@ -26,6 +26,11 @@ const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
 /** What the child needs to open the model: an embedder config with nothing that cannot cross processes. */
 export type ChildConfig = Omit<EmbedderConfig, 'log' | 'isolate'>;
 
+/** The model's process stopped (or could not be reached) during a request; the next request starts a new one. */
+export class ModelProcessError extends Error {
+  override name = 'ModelProcessError';
+}
+
 interface Pending {
   resolve: (v: Float32Array[]) => void;
   reject: (e: Error) => void;
@@ -101,7 +106,7 @@ export class ProcessEmbedder implements Embedder {
     return new Promise<Float32Array[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       child.proc.send({ id, kind, texts }, (err) => {
-        if (err && this.pending.delete(id)) reject(new Error(`${this.name}: could not reach the embedding process: ${err.message}`));
+        if (err && this.pending.delete(id)) reject(new ModelProcessError(`${this.name}: could not reach the embedding process: ${err.message}`));
       });
     });
   }
@@ -150,7 +155,7 @@ export class ProcessEmbedder implements Embedder {
       const why = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
-        p.reject(new Error(`${this.name}: the embedding process ${why} during this request; the next request starts a new one`));
+        p.reject(new ModelProcessError(`${this.name}: the embedding process ${why} during this request; the next request starts a new one`));
       }
     });
   }
