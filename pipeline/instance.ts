@@ -80,7 +80,9 @@ export function scanSources(config: CitaConfig, paths: InstancePaths): FileScan 
 }
 
 /** The embedder's options as the instance's config gives them (benches vary one of them from here). */
-export function embedderOptions(config: CitaConfig, paths: InstancePaths): EmbedderConfig {
+/** The embedder an instance's config asks for; `purpose` decides `embedding.isolate: serve`. */
+export function embedderOptions(config: CitaConfig, paths: InstancePaths, purpose?: Purpose): EmbedderConfig {
+  const { isolate } = config.embedding;
   return {
     provider: config.embedding.provider,
     modelsDir: paths.models,
@@ -88,15 +90,15 @@ export function embedderOptions(config: CitaConfig, paths: InstancePaths): Embed
     batchSize: config.embedding.batchSize,
     model: config.embedding.model,
     prefixes: config.embedding.prefixes,
-    isolate: config.embedding.isolate,
+    isolate: isolate === true || (isolate === 'serve' && purpose === 'serve'),
     threads: config.embedding.threads,
     longTexts: config.embedding.longTexts,
     precision: config.embedding.precision,
   };
 }
 
-export async function openEmbedder(config: CitaConfig, paths: InstancePaths): Promise<Embedder> {
-  return createEmbedder(embedderOptions(config, paths));
+export async function openEmbedder(config: CitaConfig, paths: InstancePaths, purpose?: Purpose): Promise<Embedder> {
+  return createEmbedder(embedderOptions(config, paths, purpose));
 }
 
 /** The instance's index backend (SQLite file or Elasticsearch cluster): its lifecycle, behind the Store port. */
@@ -253,7 +255,7 @@ export async function openInstance<P extends Purpose>(what: string | LoadedInsta
       instance.store = options.store ?? own(owned, await openIndex(config, paths));
       return instance as InstanceFor<P>;
     }
-    const model = options.embedder ?? (await openEmbedder(config, paths));
+    const model = options.embedder ?? (await openEmbedder(config, paths, purpose));
     const embedder = options.wrapEmbedder ? options.wrapEmbedder(model) : model;
     // A wrapper closes the model with itself; a model given is the giver's to close.
     if (!options.embedder) owned.push(embedder);

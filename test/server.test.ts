@@ -369,6 +369,34 @@ describe('cita serve: GraphQL API', () => {
     expect(afterB, answered.join(' ')).toBeGreaterThanOrEqual(8);
   }, 240_000);
 
+  it('survives a fault of the model: the ask in flight fails with MODEL_UNAVAILABLE (or is retried), the next works, the server stays up', async () => {
+    // The model runs in a child process of the server (embedding.isolate: serve): find it, freeze it so
+    // the next ask's model call waits in it, then kill it.
+    const modelPid = () => {
+      const kids = fs.readFileSync(`/proc/${s.child.pid}/task/${s.child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      expect(kids, 'the server has one child: the model').toHaveLength(1);
+      return kids[0]!;
+    };
+    expect((await gql(s.url, ASK, { instance: 'demo', question: 'How do I skip a test on Windows?' })).body.errors).toBeUndefined();
+    const before = modelPid();
+    process.kill(before, 'SIGSTOP');
+    const pending = gql(s.url, ASK, { instance: 'demo', question: `A question the model has not seen: ${'why does the loader retry twice? '.repeat(10)}` });
+    // Let the request reach the frozen model (if it has not, the ask simply starts a new process).
+    await new Promise((r) => setTimeout(r, 1500));
+    process.kill(before, 'SIGKILL');
+    const r = await pending;
+    if (r.body.errors) {
+      expect(r.status).toBe(503);
+      expect(r.body.errors[0].extensions.code).toBe('MODEL_UNAVAILABLE');
+      expect(r.body.errors[0].message).toMatch(/the embedding process was killed by SIGKILL during this request; the next request starts a new one: try again/);
+    } else expect(r.body.data.ask.answer.text.length).toBeGreaterThan(0);
+    const next = await gql(s.url, ASK, { instance: 'demo', question: 'How do I skip a test on Windows, once more?' });
+    expect(next.body.errors).toBeUndefined();
+    expect(next.body.data.ask.answer.text).toContain('skipif');
+    expect(modelPid()).not.toBe(before);
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+  }, 120_000);
+
   it('shuts down gracefully: requests in flight are answered, then the process exits cleanly', async () => {
     const pending = Array.from({ length: 6 }, (_, i) => gql(s.url, ASK, { instance: 'demo', question: `How do I install widgets? (${i})` }));
     await Promise.race(pending);

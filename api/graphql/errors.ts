@@ -4,6 +4,7 @@ import { IndexNotReadyError } from '../../pipeline/instance.ts';
 import { IndexNeedsRebuildError, InstanceNotFoundError } from '../../pipeline/session.ts';
 import { IndexBusyError } from '../../pipeline/index/indexLock.ts';
 import { JobAlreadyRunningError } from '../jobs.ts';
+import { ModelProcessError } from '../../pipeline/embedding/embeddingProcess.ts';
 
 /**
  * Errors clients can act on carry a code; anything else reaches the client as INTERNAL_SERVER_ERROR
@@ -11,11 +12,15 @@ import { JobAlreadyRunningError } from '../jobs.ts';
  * server-side detail (file paths, config values) reaches a caller without the API key.
  */
 
-export const CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'INDEX_NOT_READY', 'INDEX_DAMAGED', 'UNAUTHENTICATED', 'CONFLICT'] as const;
+export const CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'INDEX_NOT_READY', 'INDEX_DAMAGED', 'MODEL_UNAVAILABLE', 'UNAUTHENTICATED', 'CONFLICT'] as const;
 export type ErrorCode = (typeof CODES)[number];
 
-/** INDEX_DAMAGED is 503: the server cannot answer for that instance until its operator rebuilds the index. */
-const STATUS: Record<ErrorCode, number> = { BAD_USER_INPUT: 400, NOT_FOUND: 404, INDEX_NOT_READY: 409, INDEX_DAMAGED: 503, UNAUTHENTICATED: 401, CONFLICT: 409 };
+/**
+ * INDEX_DAMAGED is 503: the server cannot answer for that instance until its operator rebuilds the index.
+ * MODEL_UNAVAILABLE is 503 too, but passing: the model's process stopped during the request, and the
+ * next request starts a new one (a retry works).
+ */
+const STATUS: Record<ErrorCode, number> = { BAD_USER_INPUT: 400, NOT_FOUND: 404, INDEX_NOT_READY: 409, INDEX_DAMAGED: 503, MODEL_UNAVAILABLE: 503, UNAUTHENTICATED: 401, CONFLICT: 409 };
 
 /** Who is asking: details of server-side failures are for callers with the API key. */
 export interface Caller {
@@ -35,6 +40,7 @@ export function toApiError(err: unknown, caller: Caller): unknown {
   if (err instanceof InstanceNotFoundError) return apiError('NOT_FOUND', err.message);
   if (err instanceof IndexNotReadyError) return apiError('INDEX_NOT_READY', err.message);
   if (err instanceof IndexNeedsRebuildError) return apiError('INDEX_DAMAGED', err.message);
+  if (err instanceof ModelProcessError) return apiError('MODEL_UNAVAILABLE', `${err.message}: try again`);
   if (err instanceof JobAlreadyRunningError) return apiError('CONFLICT', err.message, { jobId: err.job.id });
   // Another process (a `cita index`) is writing the index.
   if (err instanceof IndexBusyError) return apiError('CONFLICT', err.message);

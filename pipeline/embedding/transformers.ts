@@ -72,6 +72,27 @@ export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, pref
   return tokenizer.encode(prefix + text).length;
 }
 
+/**
+ * Token counts as the model sees them (its prefix; NFKC where the model is given NFKC text), without
+ * the model: what the chunker and the server's fair queue measure texts with, in process or beside a
+ * model that runs in a child process (embeddingProcess.ts).
+ */
+export class TokenCounter {
+  constructor(
+    private readonly tokenizer: PreTrainedTokenizer,
+    private readonly prefixes: Readonly<Prefixes> = E5_PREFIXES,
+    private readonly nfkc = true,
+  ) {}
+
+  countTokens(text: string): number {
+    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.passage);
+  }
+
+  countQueryTokens(text: string): number {
+    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.query);
+  }
+}
+
 /** Mean of the token vectors where the mask is 1, one per row (zeros for an all-zero mask). `hidden` is row-major [batch, seq, dims], `mask` is [batch, seq]. */
 export function meanPool(hidden: ArrayLike<number>, mask: ArrayLike<number | bigint>, batch: number, seq: number, dims: number): Float64Array[] {
   const out: Float64Array[] = [];
@@ -152,6 +173,7 @@ export class TransformersEmbedder implements Embedder {
   /** Texts longer than the window, embedded in windows (`windowLongTexts`). */
   windowed = 0;
   private model: PreTrainedModel | undefined;
+  private readonly counter: TokenCounter;
 
   private constructor(
     private readonly tokenizer: PreTrainedTokenizer,
@@ -165,6 +187,7 @@ export class TransformersEmbedder implements Embedder {
     private readonly padId: number,
     private readonly windowLongTexts: boolean,
   ) {
+    this.counter = new TokenCounter(tokenizer, prefixes, nfkc);
     this.model = model;
     this.dims = dims;
     this.id = id;
@@ -201,12 +224,12 @@ export class TransformersEmbedder implements Embedder {
   }
 
   countTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.passage);
+    return this.counter.countTokens(text);
   }
 
   /** Token count as a query (with the query prefix). */
   countQueryTokens(text: string): number {
-    return countE5Tokens(this.tokenizer, this.nfkc ? prepareE5(text) : text, this.prefixes.query);
+    return this.counter.countQueryTokens(text);
   }
 
   embedQueries(texts: string[]): Promise<Float32Array[]> {

