@@ -84,24 +84,28 @@ const N = chunks.length;
 
 // ---- Term selection (pure: the part a product would port) --------------------------------------
 
-/** Whether a token may be a feedback term: 3+ characters, a letter in it, not a stopword. */
-function candidate(term: string): boolean {
-  return term.length >= 3 && /\p{L}/u.test(term) && contentTerms(term, 'en').size > 0;
+/**
+ * Whether a token may be a feedback term: 3+ characters, a letter in it, not a stopword; `words`:
+ * letters only (no `_black_` Markdown emphasis, `some_long_rule1` or `test_answer` from examples).
+ */
+function candidate(term: string, words: boolean): boolean {
+  return term.length >= 3 && (words ? /^\p{L}+$/u.test(term) : /\p{L}/u.test(term)) && contentTerms(term, 'en').size > 0;
 }
 
 /**
- * The `t` best feedback terms of the chunks given: weight = Σ_d tf(w,d)/|d| × idf(w), idf Okapi's
- * ln(1 + (N − df + 0.5)/(df + 0.5)); terms of the query left out; ties by term.
+ * The `t` best feedback terms of the chunks given: weight = Σ_d p(d) × tf(w,d)/|d| × idf(w), idf
+ * Okapi's ln(1 + (N − df + 0.5)/(df + 0.5)), p(d) the chunk's weight (1, or its first-pass score
+ * min–max normalised: RM1's P(d|q)); terms of the query left out; ties by term.
  */
-function feedbackTerms(feedback: { tf: Map<string, number>; length: number }[], exclude: ReadonlySet<string>, t: number): string[] {
+function feedbackTerms(feedback: { tf: Map<string, number>; length: number; p: number }[], exclude: ReadonlySet<string>, t: number, words: boolean): string[] {
   const weight = new Map<string, number>();
   for (const d of feedback) {
     for (const [term, n] of d.tf) {
-      if (exclude.has(term) || !candidate(term)) continue;
+      if (exclude.has(term) || !candidate(term, words)) continue;
       const df = docFreq.get(term) ?? 0;
       if (df === 0) continue;
       const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-      weight.set(term, (weight.get(term) ?? 0) + (n / Math.max(1, d.length)) * idf);
+      weight.set(term, (weight.get(term) ?? 0) + d.p * (n / Math.max(1, d.length)) * idf);
     }
   }
   return [...weight.entries()]
@@ -133,12 +137,15 @@ function convex3(hybrid: SearchHit[], extra: ScoredChunk[], alpha: number, w: nu
 
 interface Variant {
   name: string;
-  from: 'dense' | 'hybrid';
+  /** `gold`: a diagnostic oracle, not a method: the gold files' chunks nearest the question (is a loss the feedback's drift, or the mechanics'?). */
+  from: 'dense' | 'hybrid' | 'gold';
   m: number;
   t: number;
   how: 'append' | 'second';
+  /** RM3 as Anserini runs it: letters-only terms, chunks weighted by their first-pass score. */
+  rm3?: boolean;
 }
-const VARIANTS: Variant[] = [
+const ALL: Variant[] = [
   ...(['dense', 'hybrid'] as const).flatMap((from) =>
     [5, 10, 20].map((t): Variant => ({ name: `+${from} m5 t${t}`, from, m: 5, t, how: 'append' })),
   ),
@@ -146,13 +153,21 @@ const VARIANTS: Variant[] = [
   { name: '+hybrid m3 t10', from: 'hybrid', m: 3, t: 10, how: 'append' },
   { name: '2nd dense m5 t10', from: 'dense', m: 5, t: 10, how: 'second' },
   { name: '2nd hybrid m5 t10', from: 'hybrid', m: 5, t: 10, how: 'second' },
-].filter((v) => !values.only || v.name === values.only);
+  // Anserini's RM3 defaults (fbDocs 10, fbTerms 10, originalQueryWeight 0.5), and m 5.
+  ...(['dense', 'hybrid'] as const).flatMap((from) =>
+    [5, 10].map((m): Variant => ({ name: `rm3 ${from} m${m} t10`, from, m, t: 10, how: 'second', rm3: true })),
+  ),
+  { name: 'oracle: gold m5 t10', from: 'gold', m: 5, t: 10, how: 'second', rm3: true },
+];
+const VARIANTS = ALL.filter((v) => !values.only || v.name === values.only);
 if (values.only && VARIANTS.length === 0) throw new Error(`--only ${values.only}: no such variant`);
 
 // ---- Evaluation ---------------------------------------------------------------------------------
 
 type Row = { id: string; pair: string; lang: string; mode: string; recall: number; recall10: number; acc1: number; ms: number };
 const rows: Row[] = [];
+/** Headroom: questions whose gold file the hybrid misses at k, and of them those with a gold chunk among the dense top 5 (what dense feedback could bring). */
+const misses: { lang: string; inDense5: boolean }[] = [];
 const shown: string[] = [];
 const started = Date.now();
 for (const q of questions) {
@@ -168,11 +183,19 @@ for (const q of questions) {
   };
   score('hybrid', ranked(hybrid), 0);
   const byDense = hybrid.filter((h) => h.dense !== null).sort((a, b) => b.dense! - a.dense! || a.chunk.id.localeCompare(b.chunk.id));
+  if (recallAtK(distinct(hybrid.map((h) => h.chunk.citation.path)), q.gold.files, k) < 1) {
+    misses.push({ lang: q.lang, inDense5: byDense.slice(0, 5).some((h) => q.gold.files.includes(h.chunk.citation.path)) });
+  }
   const exclude = new Set(ftsTerms(plan.bm25).map((t) => foldAccents(t)));
   for (const v of VARIANTS) {
     const t0 = performance.now();
-    const top = (v.from === 'dense' ? byDense : hybrid).slice(0, v.m);
-    const terms = feedbackTerms(top.map((h) => termCounts.get(h.chunk.id)!), exclude, v.t);
+    const top =
+      v.from === 'gold'
+        ? (await store.knn('docs', vector, N)).filter((h) => q.gold.files.includes(h.chunk.citation.path)).slice(0, v.m).map((h) => ({ chunk: h.chunk, dense: h.score, score: h.score }))
+        : (v.from === 'dense' ? byDense : hybrid).slice(0, v.m);
+    // RM1's P(d|q): the first pass's score over the m, min–max (the m-th gets 0, so floor it at 0.1).
+    const p = v.rm3 ? minMax(top.map((h) => (v.from === 'hybrid' ? h.score : h.dense!))).map((x) => 0.1 + 0.9 * x) : top.map(() => 1);
+    const terms = feedbackTerms(top.map((h, i) => ({ ...termCounts.get(h.chunk.id)!, p: p[i]! })), exclude, v.t, v.rm3 === true);
     let list: Ranked;
     if (v.how === 'append') list = ranked(await hybridCandidates(store, vector, 'docs', `${plan.bm25}\n${terms.join(' ')}`, depth, alpha));
     else list = convex3(hybrid, await store.bm25('docs', terms.join(' '), depth), alpha, 0.5);
@@ -209,6 +232,10 @@ if (values.json) {
     });
     const ms = mode === 'hybrid' ? '' : mean(rows.filter((r) => r.mode === mode).map((r) => r.ms)).toFixed(1);
     console.log(`${mode.padEnd(18)} ${cells.join(' ')}  ${tests.join(' ')}  ${ms}`);
+  }
+  for (const l of langs) {
+    const ms = misses.filter((x) => x.lang === l);
+    console.log(`headroom ${l}: the hybrid misses a gold file at ${k} for ${ms.length} questions; a gold chunk is among the dense top 5 for ${ms.filter((x) => x.inDense5).length} of them`);
   }
   console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s; ms/q: the feedback's own cost, term selection + its BM25 search + fusion)`);
 }
