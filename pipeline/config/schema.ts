@@ -269,10 +269,16 @@ export const configSchema = z
             minRelevance: z.number().min(0).max(2).optional(),
             /** extractive: `abstain` when the question names something (`Hypothesis`, `GitLab`) that no passage found mentions. */
             unknownNames: z.enum(['abstain', 'ignore']).optional(),
-            /** extractive, by meaning: the sentences of this many top blocks are scored (the model's work per answer; default 6). */
+            /** extractive, by meaning: the sentences of this many top blocks are scored (the model's work per answer; default 12). */
             semanticBlocks: z.number().int().min(1).max(100).optional(),
-            /** extractive, by meaning: a quote must be within this much of the best quote's relevance (default 0.04). */
+            /** extractive, by meaning: a quote must be within this much of the best quote's relevance (default 0.08). */
             margin: z.number().min(0).max(2).optional(),
+            /**
+             * extractive, by meaning, a translated question: sentences are compared with the `translation`
+             * or with `both` (default: the mean of the question's and the translation's vectors, the
+             * question's own words where the translator got them wrong).
+             */
+            meaningQuery: z.enum(['translation', 'both']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

@@ -24,6 +24,7 @@ export async function createGenerator(config: CitaConfig['answer']['generator'],
         ...(config.unknownNames !== undefined ? { unknownNames: config.unknownNames } : {}),
         ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
         ...(config.margin !== undefined ? { margin: config.margin } : {}),
+        ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
       };
       return new ExtractiveGenerator(options, config.relevance === 'meaning' ? deps.embedder : undefined);
     }
