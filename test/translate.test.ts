@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
+import { ApertiumPipe } from '../pipeline/text/apertiumPipe.ts';
 import { ApertiumTranslator, parseBilingual, protectCode, restoreCode } from '../pipeline/text/translate.ts';
 
 /** Query translation (Apertium): code passes through untouched, prose is translated. */
@@ -96,6 +97,34 @@ describe('ApertiumTranslator', () => {
     expect(out).toContain('```python\ndef test_x(tmp_path):\n    assert foo.bar(1) == 2\n```');
     expect(out).toContain('Traceback (most recent call last):\n  File "x.py", line 3\nE   AssertionError');
     expect(out).toMatch(/^It fails/);
+  });
+
+  itApertium('translates through one running pipeline exactly as one apertium per text does', async () => {
+    const piped = new ApertiumTranslator();
+    const oneShot = new ApertiumTranslator({ command: '/usr/bin/apertium' });
+    try {
+      for (const text of TEXTS.slice(0, 2)) expect(await piped.translate(text, 'es', 'en')).toBe(await oneShot.translate(text, 'es', 'en'));
+    } finally {
+      await piped.close();
+    }
+  });
+
+  itApertium('a running pipeline answers texts in order, and a new one starts after it dies', async () => {
+    const pipe = (await ApertiumPipe.open('/usr/share/apertium/modes', 'spa-eng', 10_000))!;
+    expect(pipe).toBeDefined();
+    try {
+      const [a, b] = await Promise.all([pipe.translate('Hola mundo.'), pipe.translate('Quiero omitir un test.')]);
+      expect([a.trim(), b.trim()]).toEqual(['Hello World.', 'I want to omit a test.']);
+      const proc = (pipe as unknown as { proc: ChildProcess }).proc;
+      const pid = proc.pid!;
+      const exited = new Promise((r) => proc.once('exit', r));
+      process.kill(-pid, 'SIGKILL');
+      await exited;
+      expect((await pipe.translate('Hola mundo.')).trim()).toBe('Hello World.');
+      expect((pipe as unknown as { proc: ChildProcess }).proc.pid).not.toBe(pid);
+    } finally {
+      pipe.close();
+    }
   });
 
   it('says how to install the translator when the command is missing', async () => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ApertiumPipe } from './apertiumPipe.ts';
 
 /**
  * Query translation into the corpus language (DESIGN lesson 6: a natural Spanish question shares no
@@ -132,7 +133,14 @@ export interface ApertiumOptions {
   cacheSize?: number;
 }
 
-/** Apertium run as a child process per text (~0.2 s): a fault in it fails one translation, not the process. */
+/** Failures of the running pipeline after which texts are translated by one `apertium` each. */
+const PIPE_FAILURES = 3;
+
+/**
+ * Apertium in child processes: a running pipeline (apertiumPipe.ts, a few ms per text) where the
+ * installation gives one, else one `apertium` per text (~0.2 s); a fault in either fails one
+ * translation (retried the one-shot way), not the process.
+ */
 export class ApertiumTranslator implements Translator {
   readonly id = 'apertium';
   private readonly command: string;
@@ -140,6 +148,8 @@ export class ApertiumTranslator implements Translator {
   private readonly cacheSize: number;
   private readonly cache = new Map<string, string>();
   private readonly modesDir: string;
+  private readonly pipes = new Map<string, Promise<ApertiumPipe | undefined>>();
+  private pipeFailures = 0;
 
   constructor(options: ApertiumOptions = {}) {
     this.command = options.command ?? 'apertium';
@@ -194,9 +204,32 @@ export class ApertiumTranslator implements Translator {
       .join(' | ');
   }
 
-  private run(mode: string, input: string): Promise<string> {
+  private async run(mode: string, input: string): Promise<string> {
+    const pipe = await this.pipeFor(mode);
+    if (pipe) {
+      try {
+        return await pipe.translate(input);
+      } catch {
+        // The text is translated the one-shot way below; after a few failures the pipe is given up.
+        if (++this.pipeFailures >= PIPE_FAILURES) this.pipes.set(mode, Promise.resolve(undefined));
+      }
+    }
     // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
     return this.withInput(input, (file) => this.spawnProcess(this.command, ['-u', '-f', 'none', mode, file], `apertium ${mode}`));
+  }
+
+  /** A running pipeline for `mode` (the default command only: another is run as configured, per text). */
+  private pipeFor(mode: string): Promise<ApertiumPipe | undefined> {
+    if (this.command !== 'apertium') return Promise.resolve(undefined);
+    let pipe = this.pipes.get(mode);
+    if (!pipe) this.pipes.set(mode, (pipe = ApertiumPipe.open(this.modesDir, mode, this.timeoutMs)));
+    return pipe;
+  }
+
+  /** Stops the running pipelines (a process that translates no more; they never keep one alive when idle). */
+  async close(): Promise<void> {
+    for (const pipe of this.pipes.values()) (await pipe)?.close();
+    this.pipes.clear();
   }
 
   /** The input goes through a file: the apertium script reads `/dev/stdin`, which fails on the socket Node gives a child (ENXIO). */
