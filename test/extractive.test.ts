@@ -278,6 +278,8 @@ describe('names the sources must mention', () => {
     // Sentence openers and all-capitals words are not names; code spans are looked up as symbols instead.
     ['How do I skip a test? Windows is my OS. Uso `pytest.mark.Skip` en Linux.', ['Linux']],
     ['¿Cómo omito un test?', []],
+    // A possessive is its name.
+    ["What versioning scheme do Black's release numbers follow?", ['Black']],
   ])('mentionedNames(%j)', (q, names) => {
     expect(mentionedNames(q)).toEqual(names);
   });
@@ -290,6 +292,27 @@ describe('names the sources must mention', () => {
     expect(extractiveAnswer(q, ctx, { unknownNames: 'ignore' }, () => 0.95).noAnswer).toBeUndefined();
     // A code-led context is left alone: code questions name classes the passages need not spell out.
     expect(extractiveAnswer(q, context(q, 'en', evaluate, intro), {}, () => 0.95).text).not.toContain('Hypothesis');
+  });
+});
+
+describe('names the quoted passages must mention (unknownNames: abstain-unquoted)', () => {
+  const q = 'How do I skip a test function in Hypothesis?';
+  // The name is in the context, but only in a block the quotes do not come from.
+  const plugins = docChunk(['Plugins'], 90, ['Hypothesis is a property-based testing library that runs as a pytest plugin.']);
+  const ctx = context(q, 'en', skipFunctions, intro, plugins);
+  const meaning: Meaning = (c) => (c.marker === 1 ? 0.95 : 0.5);
+
+  it('abstains, naming it, when the passages that come closest do not mention a name of the question', () => {
+    expect(extractiveAnswer(q, ctx, {}, meaning).noAnswer).toBeUndefined();
+    expect(extractiveAnswer(q, ctx, { unknownNames: 'abstain-unquoted' }, meaning)).toMatchObject({
+      noAnswer: true,
+      text: 'I could not find the answer in the indexed sources: none of the passages that come closest mentions “Hypothesis”.',
+    });
+  });
+
+  it('answers when a quoted passage mentions it', () => {
+    const closest: Meaning = (c) => (c.marker === 3 ? 0.95 : 0.5);
+    expect(extractiveAnswer(q, ctx, { unknownNames: 'abstain-unquoted' }, closest).noAnswer).toBeUndefined();
   });
 });
 

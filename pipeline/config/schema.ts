@@ -267,8 +267,11 @@ export const configSchema = z
             relevance: z.enum(['meaning', 'lexical']).default('meaning'),
             /** extractive, by meaning: least relevance a quote needs (calibrated on the dev sets; see README). */
             minRelevance: z.number().min(0).max(2).optional(),
-            /** extractive: `abstain` when the question names something (`Hypothesis`, `GitLab`) that no passage found mentions. */
-            unknownNames: z.enum(['abstain', 'ignore']).optional(),
+            /**
+             * extractive: `abstain` when the question names something (`Hypothesis`, `GitLab`) that no passage
+             * found mentions; `abstain-unquoted`, also when none of the passages its quotes come from does.
+             */
+            unknownNames: z.enum(['abstain', 'abstain-unquoted', 'ignore']).optional(),
             /** extractive, by meaning: the sentences of this many top blocks are scored (the model's work per answer; default 12). */
             semanticBlocks: z.number().int().min(1).max(100).optional(),
             /** extractive, by meaning: a quote must be within this much of the best quote's relevance (default 0.08). */

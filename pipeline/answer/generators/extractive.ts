@@ -48,7 +48,7 @@ export interface ExtractiveOptions {
   /** Most files a "where" answer lists. */
   whereFiles?: number;
   /** `abstain`: a question naming something no block mentions (`Hypothesis`, `GitLab`) gets no answer, saying so. */
-  unknownNames?: 'abstain' | 'ignore';
+  unknownNames?: 'abstain' | 'abstain-unquoted' | 'ignore';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -83,6 +83,11 @@ const NO_ANSWER: Record<Language, string> = {
   en: 'I could not find the answer in the indexed sources.',
   es: 'No encuentro la respuesta en las fuentes indexadas.',
 };
+const NOT_QUOTED: Record<Language, (names: string) => string> = {
+  en: (names) => `I could not find the answer in the indexed sources: none of the passages that come closest mentions ${names}.`,
+  es: (names) => `No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes más cercanos menciona ${names}.`,
+};
+
 const NOT_MENTIONED: Record<Language, (names: string) => string> = {
   en: (names) => `I could not find the answer in the indexed sources: none of the passages found mentions ${names}.`,
   es: (names) => `No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes encontrados menciona ${names}.`,
@@ -486,7 +491,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   // Only for questions the docs answer: code questions name classes and modules the passages found
   // need not spell out (measured: on code-qa it cost right answers).
   const docsLed = context.blocks.slice(0, 3).filter((b) => b.chunk.collection === 'docs').length >= 2;
-  if (opts.unknownNames === 'abstain' && docsLed) {
+  if (opts.unknownNames !== 'ignore' && docsLed) {
     const unknown = unknownNames(question, context);
     if (unknown.length) return { ...base, text: NOT_MENTIONED[language](unknown.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
@@ -495,6 +500,11 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const chosen = selectQuotes(pool, opts);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
   const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
+  if (opts.unknownNames === 'abstain-unquoted' && docsLed) {
+    const haystack = foldWord(quoted.map((b) => b.text).join('\n'));
+    const unquoted = mentionedNames(question).filter((n) => !haystack.includes(foldWord(n)));
+    if (unquoted.length) return { ...base, text: NOT_QUOTED[language](unquoted.map((n) => `“${n}”`).join(', ')), noAnswer: true };
+  }
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
   // A how-to answer shows the command or code that follows its best quote, as the docs give it.
   if (HOW_TO.test(question)) {
@@ -578,7 +588,8 @@ export function mentionedNames(question: string): string[] {
   for (const sentence of text.split(/[.!?¿¡:;]\s+|\n+|^[¿¡]/)) {
     const tokens = sentence.trim().split(/\s+/);
     tokens.forEach((raw, i) => {
-      const token = raw.replace(/^[("'“«¿¡]+|[)"'”».,;:!?]+$/g, '');
+      // A possessive is its name (`Black's` → `Black`).
+      const token = raw.replace(/^[("'“«¿¡]+|[)"'”».,;:!?]+$/g, '').replace(/['’]s$/u, '');
       if (token.length < 2) return;
       const capitalised = i > 0 && /^\p{Lu}/u.test(token) && /\p{Ll}/u.test(token);
       const marked = /\d\.\d/.test(token) || /\p{L}\+\+?$/u.test(token);
