@@ -79,8 +79,10 @@ export function scanSources(config: CitaConfig, paths: InstancePaths): FileScan 
   });
 }
 
-/** The embedder's options as the instance's config gives them (benches vary one of them from here). */
-/** The embedder an instance's config asks for; `purpose` decides `embedding.isolate: serve`. */
+/**
+ * The embedder's options as the instance's config gives them (benches vary one of them from here);
+ * `purpose` decides `embedding.isolate: serve`.
+ */
 export function embedderOptions(config: CitaConfig, paths: InstancePaths, purpose?: Purpose): EmbedderConfig {
   const { isolate } = config.embedding;
   return {
