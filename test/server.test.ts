@@ -373,9 +373,11 @@ describe('cita serve: GraphQL API', () => {
     // The model runs in a child process of the server (embedding.isolate: serve): find it, freeze it so
     // the next ask's model call waits in it, then kill it.
     const modelPid = () => {
+      // The server's children: the model, and the translator's pipeline once a Spanish question came.
       const kids = fs.readFileSync(`/proc/${s.child.pid}/task/${s.child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-      expect(kids, 'the server has one child: the model').toHaveLength(1);
-      return kids[0]!;
+      const models = kids.filter((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('embeddingChild'));
+      expect(models, 'the server has one model process').toHaveLength(1);
+      return models[0]!;
     };
     expect((await gql(s.url, ASK, { instance: 'demo', question: 'How do I skip a test on Windows?' })).body.errors).toBeUndefined();
     const before = modelPid();
