@@ -11,7 +11,8 @@ import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
 import { chunkId } from '../pipeline/chunking/ids.ts';
 import { issueChunkText, issueHeader } from '../pipeline/chunking/issueChunker.ts';
 import type { Issue } from '../pipeline/sources/issues/types.ts';
-import type { Chunk, Citation, Embedder } from '../pipeline/types.ts';
+import type { Chunk, Citation } from '../pipeline/types.ts';
+import { recordingEmbedder } from './support/recordingEmbedder.ts';
 
 // Hand-made chunks in the chunkers' own formats (header helpers imported from them).
 
@@ -361,24 +362,11 @@ describe('extractive settings from config', () => {
     const es = '¿Cómo omito una función de test?';
     const translated = { ...context(es, 'es', skipFunctions, intro), translation: 'How I omit a test function?' };
     const queriesFor = async (meaningQuery?: string) => {
-      const inner = new HashingEmbedder();
-      const asked: string[][] = [];
-      const embedder: Embedder = {
-        id: inner.id,
-        dims: inner.dims,
-        window: inner.window,
-        countTokens: (t) => inner.countTokens(t),
-        embedPassages: (t) => inner.embedPassages(t),
-        embedQueries: (texts) => {
-          asked.push([...texts]);
-          return inner.embedQueries(texts);
-        },
-        close: () => inner.close(),
-      };
+      const embedder = recordingEmbedder();
       const config = configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', ...(meaningQuery ? { meaningQuery } : {}) });
       const g = await createGenerator(config, { modelsDir: '', log: () => {}, embedder });
       await g.generate(es, translated);
-      return asked;
+      return embedder.queries;
     };
     expect(await queriesFor('translation')).toEqual([['How I omit a test function?']]);
     expect(await queriesFor('both')).toEqual([[es, 'How I omit a test function?']]);
