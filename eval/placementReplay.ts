@@ -1,0 +1,70 @@
+/**
+ * Where `ask` loses what single-collection search finds (#15 "where" questions): each question is
+ * retrieved once (eval/replay.ts), then file Acc@1 / Recall@5 are read for each collection's own
+ * hybrid ranking, for `ask`'s ranking (the configured learned route) and for `ask` with its name
+ * lookups placed later (`retrieval.lookupsAfter` k) or left out — per dataset × language, one split.
+ * A research tool for choosing on dev and reading held out; its figures are not an A/B (run
+ * `cita eval --set retrieval.lookupsAfter=k` for that).
+ *
+ *   node --import tsx eval/placementReplay.ts [instance] [--split dev|test] [--dataset name ...] [--fresh]
+ */
+import { parseArgs } from 'node:util';
+import { rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
+import { collectionFits } from '../pipeline/retrieval/fusion/proportional.ts';
+import { evidenceOf, learnedRoute, routeFeatures, topDense } from '../pipeline/retrieval/learnedRoute.ts';
+import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
+import type { SearchHit } from '../pipeline/types.ts';
+import { accuracyAt1 } from './metrics/accuracyAt1.ts';
+import { recallAtK } from './metrics/recallAtK.ts';
+import { replayItems, type ReplayItem } from './replay.ts';
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { split: { type: 'string', default: 'dev' }, dataset: { type: 'string', multiple: true }, fresh: { type: 'boolean' } },
+});
+const instance = positionals[0] ?? 'pytest';
+const { config, items } = await replayItems(instance, { ...(values.dataset ? { datasets: values.dataset } : {}), fresh: values.fresh ?? false });
+const placement = { method: config.fusion.method, options: { minFit: config.fusion.minFit, k0: config.fusion.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };
+const model = config.retrieval.router.model;
+
+/** A collection's own ranking: its files in the order its hits first name them. */
+const filesOf = (hits: SearchHit[] = []) => [...new Set(hits.map((h) => h.chunk.citation.path).filter((p): p is string => p !== undefined))];
+
+function weightsOf(it: ReplayItem) {
+  const route = routeQuestion(it.q.question);
+  if (!model) return route.weights;
+  const lists = evidenceOf(it.candidates.deep);
+  return learnedRoute(route, model, routeFeatures(route, collectionFits(lists), topDense(lists))).weights;
+}
+
+const variants: Record<string, (it: ReplayItem) => string[]> = {
+  'docs search': (it) => filesOf(it.candidates.deep.docs),
+  'code search': (it) => filesOf(it.candidates.deep.code),
+  [`ask (lookupsAfter ${placement.lookupsAfter})`]: (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, placement).files,
+  ...Object.fromEntries(
+    [1, 3]
+      .filter((k) => k !== placement.lookupsAfter)
+      .map((k) => [`ask, lookupsAfter ${k}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, lookupsAfter: k }).files]),
+  ),
+  'ask, no name lookups': (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it), named: [] }, RANK_DEPTH, placement).files,
+};
+
+const groups = new Map<string, ReplayItem[]>();
+for (const it of items.filter((i) => i.split === values.split)) {
+  for (const key of [`${it.dataset} ${it.q.lang}`, `all ${it.q.lang}`]) groups.set(key, [...(groups.get(key) ?? []), it]);
+}
+const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
+console.log(`file Acc@1 / Recall@5, ${instance}, split ${values.split} (replayed retrievals)`);
+console.log(`${'dataset lang (n)'.padEnd(30)}${Object.keys(variants).map((v) => v.padStart(24)).join('')}`);
+for (const [key, its] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+  const cells = Object.values(variants).map((files) => {
+    const scored = its.map((it) => {
+      const f = files(it);
+      return [accuracyAt1(f, it.q.gold.files), recallAtK(f, it.q.gold.files, 5)] as const;
+    });
+    const mean = (i: 0 | 1) => scored.reduce((s, x) => s + x[i], 0) / scored.length;
+    return `${pct(mean(0))} / ${pct(mean(1))}`.padStart(24);
+  });
+  console.log(`${`${key} (${its.length})`.padEnd(30)}${cells.join('')}`);
+}
