@@ -275,6 +275,11 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
     (closed ??= (async () => {
       closing = true;
       for (const res of open) lastOnConnection(res);
+      // One full turn of the event loop (it polls the sockets in between): connections the kernel has
+      // already completed are accepted, and bytes that had arrived on a connection are read and parsed,
+      // so a request on its way counts as in flight, not idle — and is not reset with the listener.
+      const turn = () => new Promise((r) => setImmediate(r)).then(() => new Promise((r) => setImmediate(r)));
+      await turn();
       // Stop accepting, and nothing more: http.Server#close also destroys the idle kept-alive
       // connections at once (Node >= 19), and "idle" includes one whose client has already sent a
       // request the server has not read yet (the event loop was busy): that client saw ECONNRESET.
@@ -283,9 +288,6 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
       let allClosed = false;
       void stopped.then(() => (allClosed = true));
       const deadline = Date.now() + (o.drainMs ?? 30_000);
-      // One full turn of the event loop (it polls the sockets in between): bytes that had arrived on a
-      // connection are read and parsed by then, so a request on its way counts as in flight, not idle.
-      const turn = () => new Promise((r) => setImmediate(r)).then(() => new Promise((r) => setImmediate(r)));
       while (!allClosed && Date.now() < deadline) {
         // Idle connections are closed only once nothing is in flight: what is left is the race that no
         // server can close (a request sent in the instant the connection is closed).
