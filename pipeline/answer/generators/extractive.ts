@@ -47,7 +47,10 @@ export interface ExtractiveOptions {
   meaningQuery?: 'translation' | 'both';
   /** Most files a "where" answer lists. */
   whereFiles?: number;
-  /** `abstain`: a question naming something no block mentions (`Hypothesis`, `GitLab`) gets no answer, saying so. */
+  /**
+   * `abstain`: a question naming something no block mentions (`Hypothesis`, `GitLab`) gets no answer,
+   * saying so; `abstain-unquoted`: also when none of the blocks its quotes come from does.
+   */
   unknownNames?: 'abstain' | 'abstain-unquoted' | 'ignore';
 }
 
@@ -492,7 +495,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   // need not spell out (measured: on code-qa it cost right answers).
   const docsLed = context.blocks.slice(0, 3).filter((b) => b.chunk.collection === 'docs').length >= 2;
   if (opts.unknownNames !== 'ignore' && docsLed) {
-    const unknown = unknownNames(question, context);
+    const unknown = unknownNames(question, context.blocks);
     if (unknown.length) return { ...base, text: NOT_MENTIONED[language](unknown.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
   const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight);
@@ -501,8 +504,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
   const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
   if (opts.unknownNames === 'abstain-unquoted' && docsLed) {
-    const haystack = foldWord(quoted.map((b) => b.text).join('\n'));
-    const unquoted = mentionedNames(question).filter((n) => !haystack.includes(foldWord(n)));
+    const unquoted = unknownNames(question, quoted);
     if (unquoted.length) return { ...base, text: NOT_QUOTED[language](unquoted.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
@@ -566,7 +568,8 @@ export class ExtractiveGenerator implements Generator {
     const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars).filter((c) => c.marker <= opts.semanticBlocks);
     const texts = [...new Set(candidates.map((c) => c.quote))];
     // Same-language similarities run higher than cross-lingual ones (measured: one threshold would
-    // silence Spanish questions), so a translated question is compared in the corpus language.
+    // silence Spanish questions), so a translated question is compared in the corpus language: by its
+    // translation, or (`meaningQuery: both`) by the mean of the translation's and its own vectors.
     const query = context.translation === undefined ? question : opts.meaningQuery === 'both' ? [question, context.translation] : context.translation;
     const sims = texts.length ? await sentenceSimilarities(this.embedder!, query, texts, this.sentenceVectors) : [];
     const byText = new Map(texts.map((t, i) => [t, sims[i]!]));
@@ -599,8 +602,8 @@ export function mentionedNames(question: string): string[] {
   return [...new Set(names)];
 }
 
-/** The names of the question that no block of the context mentions (case and accents aside). */
-export function unknownNames(question: string, context: Context): string[] {
-  const haystack = foldWord(context.blocks.map((b) => b.text).join('\n'));
+/** The names of the question that none of `blocks` mentions (case and accents aside). */
+export function unknownNames(question: string, blocks: readonly ContextBlock[]): string[] {
+  const haystack = foldWord(blocks.map((b) => b.text).join('\n'));
   return mentionedNames(question).filter((n) => !haystack.includes(foldWord(n)));
 }
