@@ -10,8 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
-import { collectionFits } from '../pipeline/retrieval/fusion/proportional.ts';
-import { evidenceOf, learnedRoute, routeFeatures, topDense } from '../pipeline/retrieval/learnedRoute.ts';
+import { evidenceFeatures, learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import type { SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
@@ -34,8 +33,7 @@ const filesOf = (hits: SearchHit[] = []) => [...new Set(hits.map((h) => h.chunk.
 function weightsOf(it: ReplayItem) {
   const route = routeQuestion(it.q.question);
   if (!model) return route.weights;
-  const lists = evidenceOf(it.candidates.deep);
-  return learnedRoute(route, model, routeFeatures(route, collectionFits(lists), topDense(lists))).weights;
+  return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep)).weights;
 }
 
 const variants: Record<string, (it: ReplayItem) => string[]> = {

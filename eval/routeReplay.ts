@@ -8,8 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
-import { collectionFits } from '../pipeline/retrieval/fusion/proportional.ts';
-import { evidenceOf, learnedRoute, routeFeatures, topDense } from '../pipeline/retrieval/learnedRoute.ts';
+import { evidenceFeatures, learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
@@ -38,8 +37,7 @@ const schemes: Record<string, Scheme> = {
     ? {
         'learned (config)': (it: ReplayItem) => {
           const route = routeQuestion(it.q.question);
-          const lists = evidenceOf(it.candidates.deep);
-          return learnedRoute(route, model, routeFeatures(route, collectionFits(lists), topDense(lists))).weights;
+          return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep)).weights;
         },
       }
     : {}),

@@ -9,8 +9,7 @@
  * not (an issue reference's files are code; its issue comes in by lookup whatever the weights).
  */
 import { parseArgs } from 'node:util';
-import { collectionFits } from '../pipeline/retrieval/fusion/proportional.ts';
-import { docsProbability, evidenceOf, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { docsProbability, evidenceFeatures, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import { replayItems, type ReplayItem } from './replay.ts';
 
@@ -24,8 +23,7 @@ const l2 = Number(values.l2);
 const { items } = await replayItems(instance, { fresh: values.fresh ?? false });
 
 const example = (it: ReplayItem): RouteExample => {
-  const lists = evidenceOf(it.candidates.deep);
-  return { features: routeFeatures(routeQuestion(it.q.question), collectionFits(lists), topDense(lists)), docs: it.q.gold.source === 'docs' };
+  return { features: evidenceFeatures(routeQuestion(it.q.question), it.candidates.deep), docs: it.q.gold.source === 'docs' };
 };
 const dev = items.filter((it) => it.split === 'dev');
 const model = trainRouter(dev.map(example), l2);

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
 import type { FusionResult } from '../retrieval/fusion/index.ts';
-import { collectionFits } from '../retrieval/fusion/proportional.ts';
-import { evidenceOf, learnedRoute, routeFeatures, topDense } from '../retrieval/learnedRoute.ts';
+import { evidenceFeatures, learnedRoute } from '../retrieval/learnedRoute.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
@@ -161,8 +160,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // The learned route weighs docs against code once the fits are known (retrieval done).
   if (config.retrieval.router.kind === 'learned') {
-    const evidence = evidenceOf(found);
-    const learned = learnedRoute(route, config.retrieval.router.model!, routeFeatures(route, collectionFits(evidence), topDense(evidence)));
+    const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found));
     Object.assign(route, learned);
   }
   const placement = { method: fusionConfig.method, options: { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };

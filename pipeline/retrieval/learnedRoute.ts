@@ -1,5 +1,5 @@
 import { COLLECTIONS, type Collection, type SearchHit } from '../types.ts';
-import type { CollectionFit } from './fusion/proportional.ts';
+import { collectionFits, type CollectionFit } from './fusion/proportional.ts';
 import type { Route } from './router.ts';
 
 /**
@@ -53,6 +53,12 @@ export function evidenceOf(lists: Partial<Record<Collection, SearchHit[]>>): Par
 export function topDense(lists: Partial<Record<Collection, SearchHit[]>>): Record<Collection, number | null> {
   const best = (hits: SearchHit[] = []) => hits.reduce<number | null>((m, h) => (h.dense === null ? m : Math.max(m ?? -Infinity, h.dense)), null);
   return Object.fromEntries(COLLECTIONS.map((c) => [c, best(lists[c])])) as Record<Collection, number | null>;
+}
+
+/** The model's features for a question whose collections were searched: measured on each list's first `EVIDENCE_DEPTH` hits. */
+export function evidenceFeatures(route: Pick<Route, 'fired'>, lists: Partial<Record<Collection, SearchHit[]>>): Record<string, number> {
+  const evidence = evidenceOf(lists);
+  return routeFeatures(route, collectionFits(evidence), topDense(evidence));
 }
 
 /** P(the docs answer the question) under the model. */
