@@ -2,11 +2,12 @@
  * Where `ask` loses what single-collection search finds (#15 "where" questions): each question is
  * retrieved once (eval/replay.ts), then file Acc@1 / Recall@5 are read for each collection's own
  * hybrid ranking, for `ask`'s ranking (the configured learned route) and for `ask` with its name
- * lookups placed later (`retrieval.lookupsAfter` k) or left out — per dataset × language, one split.
+ * lookups placed later (`retrieval.lookupsAfter` k) or left out, or with the learned route's
+ * `sharpness` set (`--sharpness 1.5,2`) — per dataset × language, one split.
  * A research tool for choosing on dev and reading held out; its figures are not an A/B (run
  * `cita eval --set retrieval.lookupsAfter=k` for that).
  *
- *   node --import tsx eval/placementReplay.ts [instance] [--split dev|test] [--dataset name ...] [--fresh]
+ *   node --import tsx eval/placementReplay.ts [instance] [--split dev|test] [--dataset name ...] [--sharpness 1.5,2] [--fresh]
  */
 import { parseArgs } from 'node:util';
 import { rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
@@ -20,7 +21,7 @@ import { replayItems, type ReplayItem } from './replay.ts';
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { split: { type: 'string', default: 'dev' }, dataset: { type: 'string', multiple: true }, fresh: { type: 'boolean' } },
+  options: { split: { type: 'string', default: 'dev' }, dataset: { type: 'string', multiple: true }, fresh: { type: 'boolean' }, sharpness: { type: 'string' } },
 });
 const instance = positionals[0] ?? 'pytest';
 const { config, items } = await replayItems(instance, { ...(values.dataset ? { datasets: values.dataset } : {}), fresh: values.fresh ?? false });
@@ -30,11 +31,13 @@ const model = config.retrieval.router.model;
 /** A collection's own ranking: its files in the order its hits first name them. */
 const filesOf = (hits: SearchHit[] = []) => [...new Set(hits.map((h) => h.chunk.citation.path).filter((p): p is string => p !== undefined))];
 
-function weightsOf(it: ReplayItem) {
+function weightsOf(it: ReplayItem, sharpness?: number) {
   const route = routeQuestion(it.q.question);
   if (!model) return route.weights;
-  return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep)).weights;
+  return learnedRoute(route, sharpness === undefined ? model : { ...model, sharpness }, evidenceFeatures(route, it.candidates.deep)).weights;
 }
+/** `--sharpness 1.5,2`: ask with the learned route's sharpness set to each (see RouterModel). */
+const sharpnesses = (values.sharpness ?? '').split(',').filter((s) => s.trim() !== '').map(Number);
 
 const variants: Record<string, (it: ReplayItem) => string[]> = {
   'docs search': (it) => filesOf(it.candidates.deep.docs),
@@ -46,6 +49,7 @@ const variants: Record<string, (it: ReplayItem) => string[]> = {
       .map((k) => [`ask, lookupsAfter ${k}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, lookupsAfter: k }).files]),
   ),
   'ask, no name lookups': (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it), named: [] }, RANK_DEPTH, placement).files,
+  ...Object.fromEntries(sharpnesses.map((g) => [`ask, sharpness ${g}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it, g) }, RANK_DEPTH, placement).files])),
 };
 
 const groups = new Map<string, ReplayItem[]>();

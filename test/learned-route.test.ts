@@ -74,6 +74,20 @@ describe('learnedRoute', () => {
     expect(l.weights.docs).toBeLessThan(0.1);
     expect(l.top).toBe('code');
   });
+
+  it('sharpness raises the odds to its power, keeps the issues ratio, and an even route even', () => {
+    const r = route('See issue #42: what does parse_config do?');
+    const ratio = r.weights.issues / Math.max(r.weights.docs, r.weights.code);
+    const features = { 'rule:identifier': 1, 'fit:dense': 1 };
+    const p = 1 / (1 + Math.exp(-1));
+    const sharp = learnedRoute(r, { ...model, sharpness: 2 }, features);
+    expect(sharp.weights.code / sharp.weights.docs).toBeCloseTo(((1 - p) / p) ** 2, 10);
+    expect(sharp.weights.issues / Math.max(sharp.weights.docs, sharp.weights.code)).toBeCloseTo(ratio, 10);
+    expect(sharp.reasons.at(-1)).toMatch(/, sharpness 2 → docs 1\.00, code 0\.14/);
+    // P(docs) = 0.5: docs and code weigh the same whatever the sharpness.
+    const even = learnedRoute(r, { ...model, sharpness: 3 }, { 'rule:identifier': 1.5, 'fit:dense': 1 });
+    expect(even.weights.docs).toBeCloseTo(even.weights.code, 10);
+  });
 });
 
 describe('config', () => {

@@ -219,7 +219,10 @@ export const configSchema = z
         router: z
           .object({
             kind: z.enum(['rules', 'learned']),
-            model: z.object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()) }).strict().optional(),
+            model: z
+              .object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()), sharpness: z.number().positive().max(10).optional() })
+              .strict()
+              .optional(),
           })
           .strict()
           .refine((r) => r.kind !== 'learned' || r.model !== undefined, { message: 'kind "learned" needs a model (retrieval.router.model: intercept and coefficients, from eval/trainRouter.ts)' }),

@@ -17,6 +17,14 @@ export interface RouterModel {
   /** Feature name → coefficient; a feature the model does not name counts 0. */
   coefficients: Record<string, number>;
   intercept: number;
+  /**
+   * γ: docs and code weigh p^γ and (1 − p)^γ (default 1: p and 1 − p). The probability is fitted to
+   * say which collection answers, not how to split the slots: the fits it read also set each
+   * collection's share in fusion, so at γ = 1 a docs question at p = 0.7 still gives code about a
+   * third of the slots, and code files push the docs' own top 5 down. γ > 1 lets the likelier
+   * collection keep more of them while an unsure route (p near 0.5) still splits evenly.
+   */
+  sharpness?: number;
 }
 
 /**
@@ -69,15 +77,17 @@ export function docsProbability(model: RouterModel, features: Record<string, num
 }
 
 /**
- * The route's weights with docs and code set by the model: docs p, code 1 − p, issues kept at its
- * ratio to the larger of the router's docs and code weights (an issue reference stays the router's
- * call, and a lookup brings the issue in anyway), then max-normalised as the router's are. The
- * reason line names the probability and the three features that moved it most.
+ * The route's weights with docs and code set by the model: docs p^γ, code (1 − p)^γ (γ: the model's
+ * `sharpness`), issues kept at its ratio to the larger of the router's docs and code weights (an
+ * issue reference stays the router's call, and a lookup brings the issue in anyway), then
+ * max-normalised as the router's are. The reason line names the probability and the three features
+ * that moved it most.
  */
 export function learnedRoute(route: Route, model: RouterModel, features: Record<string, number>): Route {
   const p = docsProbability(model, features);
+  const g = model.sharpness ?? 1;
   const issues = route.weights.issues / Math.max(route.weights.docs, route.weights.code);
-  const raw: Record<Collection, number> = { docs: p, code: 1 - p, issues: issues * Math.max(p, 1 - p) };
+  const raw: Record<Collection, number> = { docs: p ** g, code: (1 - p) ** g, issues: issues * Math.max(p, 1 - p) ** g };
   const max = Math.max(...COLLECTIONS.map((c) => raw[c]));
   const weights = Object.fromEntries(COLLECTIONS.map((c) => [c, raw[c] / max])) as Record<Collection, number>;
   const top = COLLECTIONS.reduce((best, c) => (weights[c] > weights[best] ? c : best), route.top === 'issues' && weights.issues >= 1 ? 'issues' : p >= 0.5 ? 'docs' : 'code');
@@ -87,7 +97,7 @@ export function learnedRoute(route: Route, model: RouterModel, features: Record<
     .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
     .slice(0, 3)
     .map(([name, v]) => `${name} ${v > 0 ? '+' : ''}${v.toFixed(2)}`);
-  const reason = `learned route: P(docs) ${p.toFixed(2)}${moved.length > 0 ? ` (${moved.join(', ')})` : ''} → docs ${weights.docs.toFixed(2)}, code ${weights.code.toFixed(2)}, issues ${weights.issues.toFixed(2)}`;
+  const reason = `learned route: P(docs) ${p.toFixed(2)}${moved.length > 0 ? ` (${moved.join(', ')})` : ''}${g !== 1 ? `, sharpness ${g}` : ''} → docs ${weights.docs.toFixed(2)}, code ${weights.code.toFixed(2)}, issues ${weights.issues.toFixed(2)}`;
   return { ...route, weights, top, reasons: [...route.reasons, reason] };
 }
 
