@@ -4,11 +4,16 @@
  * translation, and for the hybrid search `cita search --source docs` runs — same index, same
  * questions, one run. Answerable questions of a cita-format dataset only.
  *
- *   node --import tsx eval/docsRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--json]
+ * `--query-prefixes "passage: ,"`: the dense side also with questions embedded under each of these
+ * prefixes instead of the configured one (e5's `query: `), the passages as indexed — whether the
+ * prefix is part of a language gap (#15).
+ *
+ *   node --import tsx eval/docsRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--query-prefixes "passage: ,"] [--json]
  */
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
-import { openInstance } from '../pipeline/instance.ts';
+import { createEmbedder } from '../pipeline/embedding/create.ts';
+import { embedderOptions, openInstance } from '../pipeline/instance.ts';
 import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
@@ -19,13 +24,18 @@ import { answerableQuestions } from './docsQuestions.ts';
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, json: { type: 'boolean' } },
+  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, json: { type: 'boolean' }, 'query-prefixes': { type: 'string' } },
 });
 const instance = positionals[0] ?? 'pytest';
 const k = Number(values.k);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);
-const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
+const { config, embedder, store, close, paths } = await openInstance(instance, { purpose: 'search', root });
+const prefixes = values['query-prefixes']?.split(',') ?? [];
+// One embedder per other query prefix; passages keep theirs, so the index's vectors still apply.
+const prefixed = await Promise.all(
+  prefixes.map(async (query) => ({ query, embedder: await createEmbedder({ ...embedderOptions(config, paths, 'search'), prefixes: { query, passage: config.embedding.prefixes.passage } }) })),
+);
 const alpha = config.retrieval.hybrid.alpha;
 const depth = 50;
 
@@ -45,6 +55,11 @@ for (const q of questions) {
     'dense mean': () => files('', meanVector([vOriginal!, vTranslated!]), 1),
     hybrid: () => files(plan.bm25, meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!))), alpha),
   };
+  for (const p of prefixed) {
+    const [o, tr] = await p.embedder.embedQueries([q.question, t]);
+    modes[`dense asked ${JSON.stringify(p.query)}`] = () => files('', o, 1);
+    modes[`dense translated ${JSON.stringify(p.query)}`] = () => files('', tr, 1);
+  }
   for (const [mode, run] of Object.entries(modes)) {
     const ranked = await run();
     const first = ranked.findIndex((f) => q.gold.files.includes(f));
@@ -63,14 +78,15 @@ if (values.json) {
 } else {
   const langs = [...new Set(rows.map((r) => r.lang))].sort();
   console.log(`docs collection, ${questions.length} questions, model ${embedder.id}, alpha ${alpha} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  console.log(`${'mode'.padEnd(18)} ${langs.map((l) => `R@${k} ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`);
+  console.log(`${'mode'.padEnd(28)} ${langs.map((l) => `R@${k} ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`);
   for (const mode of [...new Set(rows.map((r) => r.mode))]) {
     const cells = langs.map((l) => {
       const rs = rows.filter((r) => r.mode === mode && r.lang === l);
       return `${(100 * mean(rs.map((r) => r.recall))).toFixed(1).padStart(9)}${(100 * mean(rs.map((r) => r.acc1))).toFixed(1).padStart(10)}`;
     });
-    console.log(`${mode.padEnd(18)} ${cells.join(' ')}`);
+    console.log(`${mode.padEnd(28)} ${cells.join(' ')}`);
   }
 }
+for (const p of prefixed) await p.embedder.close();
 await close();
 process.exit(0);
