@@ -7,11 +7,15 @@
  * exact phrase-by-phrase MaxScore (bench/support/bm25MaxScore.ts). Hits and scores of the store and
  * of MaxScore are checked equal to the old plan's on every query. `--max-terms 16,32`: the store's
  * `bm25()` with `retrieval.bm25.maxTerms` N as well (its rarest N terms only: other rankings, so
- * their top-k overlap with the old plan's is shown instead). `--plans`: which of before, store,
+ * their top-k overlap with the old plan's is shown instead). `--df-cutoff 0.01,0.05`: FTS5's `bm25()`
+ * over the OR of only the question's terms found in at most that share of the rows (all of them
+ * when none is that rare): the candidate side of Lucene's common-terms query, whose common terms
+ * would then only score the rows the rare ones match (not done here: a lower bound of its cost, and
+ * its top-k overlap). `--plans`: which of before, store,
  * match, maxscore to run (default all). Figures by number of terms: wall p50/p95 per query, and
  * the plan's total wall and CPU time (process.cpuUsage: all of it is this thread's SQLite work).
  *
- *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>] [--max-terms 16,32] [--plans before,store]
+ *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>] [--max-terms 16,32] [--df-cutoff 0.01,0.05] [--plans before,store]
  *
  * Data as bench/store-compare.ts: the pytest chunks (`cita index pytest` first) cycled to `chunks`
  * in the `code` collection (vectors are not used here). `--file`: an index built so before (kept).
@@ -27,16 +31,17 @@ import Database from 'better-sqlite3';
 import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { ftsQuery, ftsTerms } from '../pipeline/text/codeTokens.ts';
+import { ftsMatch, ftsQuery, ftsTerms } from '../pipeline/text/codeTokens.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { topK } from '../pipeline/store/topK.ts';
 import { FtsBm25 } from './support/bm25MaxScore.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { file: { type: 'string' }, 'max-terms': { type: 'string' }, plans: { type: 'string' } },
+  options: { file: { type: 'string' }, 'max-terms': { type: 'string' }, 'df-cutoff': { type: 'string' }, plans: { type: 'string' } },
 });
 const maxTerms = (values['max-terms'] ?? '').split(',').filter((x) => x !== '').map(Number);
+const cutoffs = (values['df-cutoff'] ?? '').split(',').filter((x) => x !== '').map(Number);
 const chosen = new Set((values.plans ?? 'before,store,match,maxscore').split(','));
 const size = Number(positionals[0] ?? 200_000);
 const K = 10;
@@ -104,6 +109,27 @@ try {
   const keys: Record<string, string> = { before: 'before', store: 'store bm25()', match: 'FTS5 match only', maxscore: 'MaxScore (exact)' };
   const plans: Record<string, (q: string) => unknown> = Object.fromEntries(Object.entries(keys).flatMap(([key, name]) => (chosen.has(key) ? [[name, allPlans[name]!]] : [])));
   for (const [n, s] of pruned) plans[`maxTerms ${n}`] = async (q: string) => (await s.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]);
+  if (cutoffs.length > 0) {
+    db.exec(`CREATE VIRTUAL TABLE temp.bench_vocab USING fts5vocab(main, 'fts_code', 'row')`);
+    const dfOf = db.prepare(`SELECT doc FROM temp.bench_vocab WHERE term = ?`).pluck();
+    // A dotted term is a phrase: as rare as its rarest token (as the store's docFreq takes it).
+    const df = (term: string) => Math.min(...term.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).map((t) => (dfOf.get(t) as number | undefined) ?? 0));
+    for (const c of cutoffs) {
+      plans[`rare ≤ ${c}`] = async (q: string) => {
+        const terms = ftsTerms(q);
+        const rare = terms.filter((t) => df(t) <= c * chunks);
+        const match = ftsMatch(rare.length > 0 ? rare : terms);
+        if (match === '') return [];
+        return (
+          await topK(
+            (n) => (before.all({ match, n }) as { seq: number; score: number }[]).map((r) => ({ chunk: { id: idOfSeq.get(r.seq) as string }, score: r.score }) as never),
+            K,
+            Number.MAX_SAFE_INTEGER,
+          )
+        ).hits.map((h) => [h.chunk.id, h.score]);
+      };
+    }
+  }
   for (const q of questions.slice(0, WARMUP)) for (const plan of Object.values(plans)) await plan(q);
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(plans).map((p) => [p, []]));
   const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(plans).map((p) => [p, []]));
@@ -142,8 +168,9 @@ try {
   console.log(`bm25 plans: ${chunks} chunks (code), ${questions.length} questions, k=${K}; terms per question: median ${pct(terms, 0.5)}, max ${Math.max(...terms)}`);
   if (chosen.has('before')) console.log(`hits and scores equal to before: store ${equalStore}/${questions.length}, MaxScore ${equalMaxScore}/${questions.length}`);
   const reference = chosen.has('before') ? 'before' : 'store bm25()';
-  if (pruned.length > 0) {
-    console.log(`top-${K} overlap with ${reference} (mean share of its ids): ${pruned.map(([n]) => `maxTerms ${n} ${(overlap[`maxTerms ${n}`]! / questions.length).toFixed(3)}`).join(', ')}`);
+  const approximate = Object.keys(plans).filter((p) => p.startsWith('maxTerms') || p.startsWith('rare'));
+  if (approximate.length > 0) {
+    console.log(`top-${K} overlap with ${reference} (mean share of its ids): ${approximate.map((p) => `${p} ${(overlap[p]! / questions.length).toFixed(3)}`).join(', ')}`);
   }
   const baseline = Object.keys(plans)[0]!;
   for (const [label, keep] of buckets) {
