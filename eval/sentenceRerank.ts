@@ -72,7 +72,8 @@ for (const q of questions) {
     return xs.map((x) => (hi > lo ? (x - lo) / (hi - lo) : 0));
   };
   const hybrid = scale(hits.map((h) => h.score));
-  const sentence = scale(best.map((b) => (b < 0 ? Math.min(...best.filter((x) => x >= 0), 0) : b)));
+  // A chunk with no prose sentence (code, a table) counts as the least similar.
+  const sentence = scale(best.map((b) => Math.max(b, 0)));
   for (const lambda of lambdas) {
     const order = hits.map((h, i) => ({ h, s: hybrid[i]! + lambda * sentence[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i);
     const files = distinct(order.map((o) => o.h.chunk.citation.path));
