@@ -11,11 +11,13 @@
  * over the OR of only the question's terms found in at most that share of the rows (all of them
  * when none is that rare): the candidate side of Lucene's common-terms query, whose common terms
  * would then only score the rows the rare ones match (not done here: a lower bound of its cost, and
- * its top-k overlap). `--plans`: which of before, store,
+ * its top-k overlap). `--common 0.01,0.05`: that query itself, on FTS5 (bench/support/bm25MaxScore.ts
+ * `searchCommon`: the rare phrases' rows, each scored with every phrase; rows matching only common
+ * phrases left out). `--plans`: which of before, store,
  * match, maxscore to run (default all). Figures by number of terms: wall p50/p95 per query, and
  * the plan's total wall and CPU time (process.cpuUsage: all of it is this thread's SQLite work).
  *
- *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>] [--max-terms 16,32] [--df-cutoff 0.01,0.05] [--plans before,store]
+ *   node --import tsx bench/bm25-plans.ts [chunks=200000] [--file <index.sqlite>] [--max-terms 16,32] [--df-cutoff 0.01,0.05] [--common 0.01,0.05] [--plans before,store]
  *
  * Data as bench/store-compare.ts: the pytest chunks (`cita index pytest` first) cycled to `chunks`
  * in the `code` collection (vectors are not used here). `--file`: an index built so before (kept).
@@ -38,10 +40,11 @@ import { FtsBm25 } from './support/bm25MaxScore.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { file: { type: 'string' }, 'max-terms': { type: 'string' }, 'df-cutoff': { type: 'string' }, plans: { type: 'string' } },
+  options: { file: { type: 'string' }, 'max-terms': { type: 'string' }, 'df-cutoff': { type: 'string' }, common: { type: 'string' }, plans: { type: 'string' } },
 });
 const maxTerms = (values['max-terms'] ?? '').split(',').filter((x) => x !== '').map(Number);
 const cutoffs = (values['df-cutoff'] ?? '').split(',').filter((x) => x !== '').map(Number);
+const commons = (values.common ?? '').split(',').filter((x) => x !== '').map(Number);
 const chosen = new Set((values.plans ?? 'before,store,match,maxscore').split(','));
 const size = Number(positionals[0] ?? 200_000);
 const K = 10;
@@ -109,6 +112,9 @@ try {
   const keys: Record<string, string> = { before: 'before', store: 'store bm25()', match: 'FTS5 match only', maxscore: 'MaxScore (exact)' };
   const plans: Record<string, (q: string) => unknown> = Object.fromEntries(Object.entries(keys).flatMap(([key, name]) => (chosen.has(key) ? [[name, allPlans[name]!]] : [])));
   for (const [n, s] of pruned) plans[`maxTerms ${n}`] = async (q: string) => (await s.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]);
+  for (const c of commons) {
+    plans[`common ≤ ${c}`] = (q: string) => db.transaction(() => maxScore.searchCommon(ftsTerms(q), K, c).map((h) => [h.id, h.score]))();
+  }
   if (cutoffs.length > 0) {
     db.exec(`CREATE VIRTUAL TABLE temp.bench_vocab USING fts5vocab(main, 'fts_code', 'row')`);
     const dfOf = db.prepare(`SELECT doc FROM temp.bench_vocab WHERE term = ?`).pluck();
@@ -168,7 +174,7 @@ try {
   console.log(`bm25 plans: ${chunks} chunks (code), ${questions.length} questions, k=${K}; terms per question: median ${pct(terms, 0.5)}, max ${Math.max(...terms)}`);
   if (chosen.has('before')) console.log(`hits and scores equal to before: store ${equalStore}/${questions.length}, MaxScore ${equalMaxScore}/${questions.length}`);
   const reference = chosen.has('before') ? 'before' : 'store bm25()';
-  const approximate = Object.keys(plans).filter((p) => p.startsWith('maxTerms') || p.startsWith('rare'));
+  const approximate = Object.keys(plans).filter((p) => p.startsWith('maxTerms') || p.startsWith('rare') || p.startsWith('common'));
   if (approximate.length > 0) {
     console.log(`top-${K} overlap with ${reference} (mean share of its ids): ${approximate.map((p) => `${p} ${(overlap[p]! / questions.length).toFixed(3)}`).join(', ')}`);
   }

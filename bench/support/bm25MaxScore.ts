@@ -167,23 +167,73 @@ export class FtsBm25 {
 
   /** The k best rows for the OR of the phrases (the texts of FTS5 phrases), scored as FTS5's `-bm25()` of that OR. Call inside a read transaction. */
   search(phrases: readonly string[], k: number): Bm25Hit[] {
+    const prepared = this.prepare(phrases);
+    return prepared ? bm25TopK(prepared.source, k) : [];
+  }
+
+  /**
+   * Lucene's common-terms query over FTS5: the phrases held by more than `cutoff` of the rows only
+   * score the rows the rarer phrases match (all phrases count when none is that rare). Those rows get
+   * FTS5's exact `-bm25()` of the whole OR; a row matching only common phrases is left out, which is
+   * the approximation. Call inside a read transaction.
+   */
+  searchCommon(phrases: readonly string[], k: number, cutoff: number): Bm25Hit[] {
+    const prepared = this.prepare(phrases);
+    if (!prepared) return [];
+    const { source, hits, rows } = prepared;
+    const rare = hits.flatMap((h, i) => (h <= cutoff * rows ? [i] : []));
+    if (rare.length === 0 || rare.length === hits.length) return bm25TopK(source, k);
+    const terms = new Map<number, Float64Array>();
+    for (const i of rare) {
+      for (const [rowid, term] of source.termsOf(i)) {
+        let t = terms.get(rowid);
+        if (!t) terms.set(rowid, (t = new Float64Array(hits.length)));
+        t[i] = term;
+      }
+    }
+    const common = hits.flatMap((h, i) => (h > cutoff * rows ? [i] : []));
+    const candidates = [...terms.keys()];
+    const more = source.termsFor(candidates, common);
+    const scored = candidates.map((rowid) => {
+      const t = terms.get(rowid)!;
+      const m = more.get(rowid)!;
+      for (const [j, i] of common.entries()) t[i] = m[j]!;
+      let score = 0.0;
+      for (let i = 0; i < hits.length; i++) if (t[i] !== 0) score += t[i]!;
+      return { rowid, score };
+    });
+    scored.sort((a, b) => b.score - a.score);
+    const kth = scored.length < k ? -Infinity : scored[k - 1]!.score;
+    const top = scored.filter((h) => h.score >= kth);
+    const ids = source.ids(top.map((h) => h.rowid));
+    return top
+      .map((h) => ({ ...h, id: ids.get(h.rowid)! }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, k);
+  }
+
+  /** The phrases' row counts and IDFs, and the reads of their rows; undefined for an empty table. */
+  private prepare(phrases: readonly string[]): { source: Bm25Source; hits: number[]; rows: number } | undefined {
     const block = this.averages.get() as Buffer | undefined;
     const rows = block && block.length > 0 ? readVarint(block, 0) : 0;
-    if (rows === 0) return [];
+    if (rows === 0) return undefined;
     const generation = this.o.generation();
     if (generation !== this.cacheGeneration || this.hitCache.size > CACHE_LIMIT) {
       this.hitCache.clear();
       this.cacheGeneration = generation;
     }
     const quoted = phrases.map((p) => `"${p.replaceAll('"', '""')}"`);
-    const idf = quoted.map((q) => {
-      let hits = this.hitCache.get(q);
-      if (hits === undefined) this.hitCache.set(q, (hits = this.hits.get(q) as number));
-      // Only orders and bounds the phrases: the scores are FTS5's.
-      return bm25Idf(rows, hits, Math.log);
+    const hits = quoted.map((q) => {
+      let n = this.hitCache.get(q);
+      if (n === undefined) this.hitCache.set(q, (n = this.hits.get(q) as number));
+      return n;
     });
-    return bm25TopK(
-      {
+    // Only orders and bounds the phrases: the scores are FTS5's.
+    const idf = hits.map((n) => bm25Idf(rows, n, Math.log));
+    return {
+      hits,
+      rows,
+      source: {
         idf,
         termsOf: (i) => this.termsOf.all(quoted[i]) as [number, number][],
         termsFor: (rowids, which) => {
@@ -196,7 +246,6 @@ export class FtsBm25 {
         },
         ids: this.o.ids,
       },
-      k,
-    );
+    };
   }
 }
