@@ -96,15 +96,17 @@ try {
   ].map((r) => r.question);
   const chunks = await store.count('code');
 
+  /** The old plan's top K for a MATCH expression: FTS5's `bm25()`, run again with n doubled while the n-th ties the k-th. */
+  const topOf = async (match: string) =>
+    (
+      await topK(
+        (n) => (before.all({ match, n }) as { seq: number; score: number }[]).map((r) => ({ chunk: { id: idOfSeq.get(r.seq) as string }, score: r.score }) as never),
+        K,
+        Number.MAX_SAFE_INTEGER,
+      )
+    ).hits.map((h) => [h.chunk.id, h.score]);
   const allPlans: Record<string, (q: string) => unknown> = {
-    before: async (q: string) =>
-      (
-        await topK(
-          (n) => (before.all({ match: ftsQuery(q), n }) as { seq: number; score: number }[]).map((r) => ({ chunk: { id: idOfSeq.get(r.seq) as string }, score: r.score }) as never),
-          K,
-          Number.MAX_SAFE_INTEGER,
-        )
-      ).hits.map((h) => [h.chunk.id, h.score]),
+    before: (q: string) => topOf(ftsQuery(q)),
     'store bm25()': async (q: string) => (await store.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]),
     'FTS5 match only': (q: string) => count.get(ftsQuery(q)),
     'MaxScore (exact)': (q: string) => db.transaction(() => maxScore.search(ftsTerms(q), K).map((h) => [h.id, h.score]))(),
@@ -121,18 +123,11 @@ try {
     // A dotted term is a phrase: as rare as its rarest token (as the store's docFreq takes it).
     const df = (term: string) => Math.min(...term.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).map((t) => (dfOf.get(t) as number | undefined) ?? 0));
     for (const c of cutoffs) {
-      plans[`rare ≤ ${c}`] = async (q: string) => {
+      plans[`rare ≤ ${c}`] = (q: string) => {
         const terms = ftsTerms(q);
         const rare = terms.filter((t) => df(t) <= c * chunks);
         const match = ftsMatch(rare.length > 0 ? rare : terms);
-        if (match === '') return [];
-        return (
-          await topK(
-            (n) => (before.all({ match, n }) as { seq: number; score: number }[]).map((r) => ({ chunk: { id: idOfSeq.get(r.seq) as string }, score: r.score }) as never),
-            K,
-            Number.MAX_SAFE_INTEGER,
-          )
-        ).hits.map((h) => [h.chunk.id, h.score]);
+        return match === '' ? [] : topOf(match);
       };
     }
   }

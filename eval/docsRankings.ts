@@ -10,11 +10,11 @@
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { distinct } from './metrics/recallAtK.ts';
-import { answerableQuestions } from './docsQuestions.ts';
+import { answerableQuestions, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -35,7 +35,7 @@ async function files(text: string, vector: Float32Array | undefined, a: number):
 
 const out = [];
 for (const q of questions) {
-  const translation = q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const translation = await translationOf(config, q);
   const t = translation ?? q.question;
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;

