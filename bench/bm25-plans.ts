@@ -11,9 +11,9 @@
  * over the OR of only the question's terms found in at most that share of the rows (all of them
  * when none is that rare): the candidate side of Lucene's common-terms query, whose common terms
  * would then only score the rows the rare ones match (not done here: a lower bound of its cost, and
- * its top-k overlap). `--common 0.01,0.05`: that query itself, on FTS5 (bench/support/bm25MaxScore.ts
- * `searchCommon`: the rare phrases' rows, each scored with every phrase; rows matching only common
- * phrases left out). `--plans`: which of before, store,
+ * its top-k overlap). `--common 0.01,0.05`: that query itself, the store's `bm25()` with
+ * `retrieval.bm25.commonCutoff` (pipeline/store/sqlite/ftsCommonTerms.ts: the rare phrases' rows,
+ * each scored with every phrase; rows matching only common phrases left out). `--plans`: which of before, store,
  * match, maxscore to run (default all). Figures by number of terms: wall p50/p95 per query, and
  * the plan's total wall and CPU time (process.cpuUsage: all of it is this thread's SQLite work).
  *
@@ -75,6 +75,7 @@ try {
   if (!values.file) await build(file);
   const store = SqliteStore.open(file, { dims: 384 });
   const pruned = maxTerms.map((n) => [n, SqliteStore.open(file, { dims: 384, bm25MaxTerms: n })] as const);
+  const common = commons.map((c) => [c, SqliteStore.open(file, { dims: 384, bm25CommonCutoff: c })] as const);
   const db = new Database(file, { readonly: true });
   const count = db.prepare(`SELECT count(*) FROM fts_code WHERE fts_code MATCH ?`).pluck();
   const before = db.prepare(
@@ -114,9 +115,7 @@ try {
   const keys: Record<string, string> = { before: 'before', store: 'store bm25()', match: 'FTS5 match only', maxscore: 'MaxScore (exact)' };
   const plans: Record<string, (q: string) => unknown> = Object.fromEntries(Object.entries(keys).flatMap(([key, name]) => (chosen.has(key) ? [[name, allPlans[name]!]] : [])));
   for (const [n, s] of pruned) plans[`maxTerms ${n}`] = async (q: string) => (await s.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]);
-  for (const c of commons) {
-    plans[`common ≤ ${c}`] = (q: string) => db.transaction(() => maxScore.searchCommon(ftsTerms(q), K, c).map((h) => [h.id, h.score]))();
-  }
+  for (const [c, s] of common) plans[`common ≤ ${c}`] = async (q: string) => (await s.bm25('code', q, K)).map((h) => [h.chunk.id, h.score]);
   if (cutoffs.length > 0) {
     db.exec(`CREATE VIRTUAL TABLE temp.bench_vocab USING fts5vocab(main, 'fts_code', 'row')`);
     const dfOf = db.prepare(`SELECT doc FROM temp.bench_vocab WHERE term = ?`).pluck();
@@ -187,7 +186,7 @@ try {
   }
   console.log(`(×: total wall time against ${baseline})`);
   await store.close();
-  for (const [, s] of pruned) await s.close();
+  for (const [, s] of [...pruned, ...common]) await s.close();
   db.close();
 } finally {
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,15 @@
 /**
  * Elasticsearch vs SQLite: bulk indexing throughput (chunks/s) and query latency p50/p95 of bm25 and
- * knn (k=10), at the pytest size and at a synthetic large collection, and how each grows.
+ * knn (k=10), at the pytest size and at a synthetic large collection, and how each grows; bm25 also for
+ * the questions of at most 16 terms alone (typed questions; the others are pasted issues).
  *
  *   npm run es:start
- *   node --import tsx bench/store-compare.ts [large=200000] [--only sqlite|elasticsearch] [--max-terms N]   (large 0: the pytest size only)
+ *   node --import tsx bench/store-compare.ts [large=200000] [--only sqlite|elasticsearch] [--max-terms N] [--common-cutoff F]   (large 0: the pytest size only)
  *
  * `--max-terms N`: both stores opened with `retrieval.bm25.maxTerms` N (a question's N rarest terms
- * only, #14 item 4); without it every term, as the stores are opened by default here.
+ * only, #14 item 4); without it every term, as the stores are opened by default here. `--common-cutoff F`:
+ * both stores opened with `retrieval.bm25.commonCutoff` F (Lucene's common-terms query: terms in more
+ * than F of the chunks only score chunks a rarer term matches).
  *
  * Data, all in one collection (`code`), 384-dim vectors:
  * - pytest size: the real chunks and vectors of the pytest SQLite index (`cita index pytest` first).
@@ -32,18 +35,22 @@ import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { ElasticsearchStore } from '../pipeline/store/elasticsearch/elasticsearchStore.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
+import { ftsTerms } from '../pipeline/text/codeTokens.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { StoredChunk } from '../pipeline/types.ts';
 import { mulberry32 } from '../test/support/prng.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' }, 'max-terms': { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' }, 'max-terms': { type: 'string' }, 'common-cutoff': { type: 'string' } } });
 const bm25MaxTerms = values['max-terms'] === undefined || Number(values['max-terms']) === 0 ? undefined : Number(values['max-terms']);
+const bm25CommonCutoff = values['common-cutoff'] === undefined || Number(values['common-cutoff']) === 0 ? undefined : Number(values['common-cutoff']);
 const large = Number(positionals[0] ?? 200_000);
 const kinds = (values.only ? [values.only] : ['sqlite', 'elasticsearch']) as ('sqlite' | 'elasticsearch')[];
 const url = process.env.CITA_ES_URL ?? 'http://127.0.0.1:9200';
 const BATCH = 20_000;
 const K = 10;
 const WARMUP = 20;
+/** Questions of at most this many distinct terms are reported apart (bench/bm25-plans.ts's first bucket). */
+const TYPED = 16;
 
 const root = findRoot();
 
@@ -85,6 +92,8 @@ interface Figures {
   size: number;
   chunksPerSecond: number;
   bm25: [number, number];
+  /** bm25 of the questions of at most TYPED terms: what people type, not pasted issues. */
+  bm25Typed: [number, number];
   knn: [number, number];
   knnIds: string[][];
   disk: string;
@@ -95,8 +104,8 @@ async function measure(kind: 'sqlite' | 'elasticsearch', chunks: StoredChunk[], 
   const file = path.join(dir, 'index.sqlite');
   const store: Store =
     kind === 'sqlite'
-      ? SqliteStore.open(file, { dims: 384, bm25MaxTerms })
-      : await ElasticsearchStore.open({ dims: 384, instance: `b${process.pid}-${chunks.length}`, prefix: 'citabench', client: { node: url, requestTimeout: 600_000 }, bm25MaxTerms });
+      ? SqliteStore.open(file, { dims: 384, bm25MaxTerms, bm25CommonCutoff })
+      : await ElasticsearchStore.open({ dims: 384, instance: `b${process.pid}-${chunks.length}`, prefix: 'citabench', client: { node: url, requestTimeout: 600_000 }, bm25MaxTerms, bm25CommonCutoff });
   try {
     const t = performance.now();
     for (let i = 0; i < chunks.length; i += BATCH) {
@@ -133,7 +142,8 @@ async function measure(kind: 'sqlite' | 'elasticsearch', chunks: StoredChunk[], 
       await store.close();
       disk = `${(statSync(file).size / 1e6).toFixed(0)} MB`;
     }
-    return { kind, size: chunks.length, chunksPerSecond, bm25: [percentile(bm25, 0.5), percentile(bm25, 0.95)], knn: [percentile(knn, 0.5), percentile(knn, 0.95)], knnIds, disk };
+    const typed = bm25.filter((_, i) => ftsTerms(questions[i]!).length <= TYPED);
+    return { kind, size: chunks.length, chunksPerSecond, bm25: [percentile(bm25, 0.5), percentile(bm25, 0.95)], bm25Typed: [percentile(typed, 0.5), percentile(typed, 0.95)], knn: [percentile(knn, 0.5), percentile(knn, 0.95)], knnIds, disk };
   } finally {
     if (store instanceof ElasticsearchStore) await store.dropAll();
     await store.close().catch(() => undefined);
@@ -154,7 +164,7 @@ const base = await pytestChunks();
 const meanChars = base.reduce((s, c) => s + c.text.length, 0) / base.length;
 console.log(
   `store comparison: ${questions.length} queries, k=${K}, 384 dims; pytest chunks ${base.length} (mean ${meanChars.toFixed(0)} chars), ` +
-    `large ${large} synthetic; Elasticsearch at ${url}; bm25 maxTerms ${bm25MaxTerms ?? 'off'}`,
+    `large ${large} synthetic; Elasticsearch at ${url}; bm25 maxTerms ${bm25MaxTerms ?? 'off'}, commonCutoff ${bm25CommonCutoff ?? 'off'}`,
 );
 const results: Figures[] = [];
 for (const [label, chunks] of [['pytest', base] as const, ...(large > 0 ? [['large', synthetic(base, large)] as const] : [])]) {
@@ -168,7 +178,7 @@ for (const [label, chunks] of [['pytest', base] as const, ...(large > 0 ? [['lar
         : '';
     console.log(
       `${label.padEnd(6)} ${String(f.size).padStart(7)} ${kind.padEnd(13)} index ${f.chunksPerSecond.toFixed(0).padStart(6)} chunks/s | ` +
-        `bm25 p50 ${f.bm25[0].toFixed(1)} ms p95 ${f.bm25[1].toFixed(1)} ms | knn p50 ${f.knn[0].toFixed(1)} ms p95 ${f.knn[1].toFixed(1)} ms | ${f.disk}${recall}`,
+        `bm25 p50 ${f.bm25[0].toFixed(1)} ms p95 ${f.bm25[1].toFixed(1)} ms (≤${TYPED} terms p50 ${f.bm25Typed[0].toFixed(1)} p95 ${f.bm25Typed[1].toFixed(1)}) | knn p50 ${f.knn[0].toFixed(1)} ms p95 ${f.knn[1].toFixed(1)} ms | ${f.disk}${recall}`,
     );
   }
 }

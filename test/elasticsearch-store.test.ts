@@ -47,7 +47,7 @@ if (unavailable !== null) {
 } else {
   storeContract(
     'elasticsearch',
-    async ({ dims, bm25MaxTerms }) => ElasticsearchStore.open({ dims, instance: instanceName(), client, bm25MaxTerms }),
+    async ({ dims, bm25MaxTerms, bm25CommonCutoff }) => ElasticsearchStore.open({ dims, instance: instanceName(), client, bm25MaxTerms, bm25CommonCutoff }),
     async (store: Store) => {
       await (store as ElasticsearchStore).dropAll();
     },

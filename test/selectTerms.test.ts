@@ -1,6 +1,6 @@
-/** Query term selection for long BM25 queries (#14 item 4): pipeline/store/shared.ts `selectTerms`. */
+/** Query term selection for BM25 at scale (#14 item 4): pipeline/store/shared.ts `selectTerms` and `commonTerms`. */
 import { describe, expect, it } from 'vitest';
-import { prunesTerms, selectTerms } from '../pipeline/store/shared.ts';
+import { commonTerms, prunesTerms, selectTerms } from '../pipeline/store/shared.ts';
 
 describe('selectTerms', () => {
   const df = new Map([
@@ -38,5 +38,30 @@ describe('selectTerms', () => {
     // Not even the terms found nowhere go: a short query is never looked up.
     expect(selectTerms(terms, 3, df)).toBe(terms);
     expect(selectTerms(terms, undefined, df)).toBe(terms);
+  });
+});
+
+describe('commonTerms', () => {
+  const df = new Map([
+    ['the', 900],
+    ['test', 100],
+    ['fixture', 40],
+    ['monkeypatch', 3],
+  ]);
+
+  it('marks the terms found in more than the cutoff share of the rows', () => {
+    // 1,000 rows at 10%: test (100) is at the cutoff, not above it.
+    expect(commonTerms(['the', 'test', 'fixture', 'monkeypatch'], 0.1, df, 1000)).toEqual([true, false, false, false]);
+    expect(commonTerms(['monkeypatch', 'the', 'test'], 0.05, df, 1000)).toEqual([false, true, true]);
+    // 1 and above: a number of rows, whatever the collection's size.
+    expect(commonTerms(['the', 'test', 'fixture'], 100, df, 1000)).toEqual([true, false, false]);
+    expect(commonTerms(['the', 'test', 'fixture', 'monkeypatch'], 39, df, 1_000_000)).toEqual([true, true, true, false]);
+  });
+
+  it('leaves the query whole without a cutoff, or when its terms are all rare or all common', () => {
+    expect(commonTerms(['the', 'monkeypatch'], undefined, df, 1000)).toBeUndefined();
+    expect(commonTerms(['fixture', 'monkeypatch', 'unheard'], 0.1, df, 1000)).toBeUndefined();
+    expect(commonTerms(['the', 'test'], 0.01, df, 1000)).toBeUndefined();
+    expect(commonTerms(['the'], 0.01, df, 1000)).toBeUndefined();
   });
 });

@@ -23,7 +23,7 @@ afterEach(() => {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-storeContract('sqlite', async ({ dims, bm25MaxTerms }) => SqliteStore.open(tempFile(), { dims, bm25MaxTerms }));
+storeContract('sqlite', async ({ dims, bm25MaxTerms, bm25CommonCutoff }) => SqliteStore.open(tempFile(), { dims, bm25MaxTerms, bm25CommonCutoff }));
 backendContract('sqlite', () => ({ backend: sqliteBackend(path.join(path.dirname(tempFile()), 'sub', 'index.sqlite'), 'demo'), cleanup: () => undefined }));
 
 /** A plain connection to the file, as another process would have it (vec0 loaded to read its tables). */

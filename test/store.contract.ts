@@ -12,8 +12,8 @@ import { mulberry32, seedOf } from './support/prng.ts';
 
 export const CONTRACT_DIMS = 8;
 
-/** `bm25MaxTerms`: the store's limit on a bm25 query's terms (`retrieval.bm25.maxTerms`). */
-export type MakeStore = (options: { dims: number; bm25MaxTerms?: number }) => Promise<Store>;
+/** `bm25MaxTerms`, `bm25CommonCutoff`: the store's `retrieval.bm25` options (`maxTerms`, `commonCutoff`). */
+export type MakeStore = (options: { dims: number; bm25MaxTerms?: number; bm25CommonCutoff?: number }) => Promise<Store>;
 /** Called after each test, once the store is closed: remove files, indexes, … */
 export type CleanupStore = (store: Store) => Promise<void> | void;
 
@@ -323,6 +323,47 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
         } finally {
           await pruned.close();
           await cleanup?.(pruned);
+        }
+      });
+    });
+
+    describe('bm25 with bm25CommonCutoff (#14 item 4)', () => {
+      // In `code`, 30 chunks: lorem in 24 (common above a quarter), gamma in 3, alpha in 4.
+      const chunks = () => [
+        ...Array.from({ length: 20 }, (_, i) => makeChunk(`pad-${i}`, 'code', `lorem ipsum padding ${i}`)),
+        ...[1, 2, 3, 4].map((i) => makeChunk(`a${i}`, 'code', `alpha only ${i}`)),
+        makeChunk('g1', 'code', 'gamma only'),
+        makeChunk('gl', 'code', 'gamma lorem lorem'),
+        makeChunk('gal', 'code', 'gamma alpha lorem'),
+        ...[1, 2, 3].map((i) => makeChunk(`l${i}`, 'code', `lorem alone ${i}`)),
+      ];
+      const scored = (hits: ScoredChunk[]) => hits.map((h) => [h.chunk.id, h.score] as const);
+      const expectSameScores = (got: ScoredChunk[], want: (readonly [string, number])[]) => {
+        expect(ids(got)).toEqual(want.map(([id]) => id));
+        for (const [i, [, score]] of scored(got).entries()) expect(score).toBeCloseTo(want[i]![1], 9);
+      };
+
+      it('scores only the chunks a rare term matches, each with every term; searches a query of only rare or only common terms whole', async () => {
+        const common = await makeStore({ dims: CONTRACT_DIMS, bm25CommonCutoff: 0.25 });
+        try {
+          await Promise.all([store.upsert(chunks()), common.upsert(chunks())]);
+          const exact = scored(await store.bm25('code', 'lorem gamma', 30));
+          expect(exact.length).toBe(26);
+          // The chunks holding gamma, with the scores and order they have among all: lorem still counts for them.
+          const hits = await common.bm25('code', 'lorem gamma', 30);
+          expectSameScores(hits, exact.filter(([id]) => ['g1', 'gl', 'gal'].includes(id)));
+          // Cut to k as the exact ranking is.
+          expectSameScores(await common.bm25('code', 'lorem gamma', 2), exact.slice(0, 2));
+          // Only common terms, or only rare ones: as without the cutoff.
+          expectSameScores(await common.bm25('code', 'lorem ipsum', 30), scored(await store.bm25('code', 'lorem ipsum', 30)));
+          expectSameScores(await common.bm25('code', 'alpha gamma', 30), scored(await store.bm25('code', 'alpha gamma', 30)));
+          // Frequencies follow the content: once gamma is in most chunks, both terms are common.
+          const more = Array.from({ length: 20 }, (_, i) => makeChunk(`gm${i}`, 'code', `gamma more ${i}`));
+          await Promise.all([store.upsert(more), common.upsert(more)]);
+          expectSameScores(await common.bm25('code', 'lorem gamma', 60), scored(await store.bm25('code', 'lorem gamma', 60)));
+        } finally {
+          await common.close();
+          await cleanup?.(common);
         }
       });
     });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { FtsPhraseReads, kthLargest, rankRows, type RowScore } from '../../pipeline/store/sqlite/ftsCommonTerms.ts';
 
 /**
  * An experiment kept for bench/bm25-plans.ts (#14 item 4), not used by the store: FTS5's bm25 ranking
@@ -6,11 +7,8 @@ import type Database from 'better-sqlite3';
  * `-bm25()` of the whole OR; the bench checks it on every query) but no faster on long questions,
  * because a phrase's bound, IDF × (k1 + 1), is about twice what it adds to a typical row: with dozens
  * of mid-frequency words the phrases not read can add more than the k-th score, so most are read.
- *
- * Why it is exact: the score is a sum of one term per phrase, `IDF × f(k1 + 1) / (f + k1(1 − b +
- * b·D/avgdl))`; FTS5's bm25 of one phrase alone gives that phrase's term bit for bit (same IDF,
- * row length and average length), and adding the terms in query order, skipping absent phrases
- * (which add 0.0), repeats FTS5's own summation.
+ * Exact for the reason the store's common-terms plan is (pipeline/store/sqlite/ftsCommonTerms.ts,
+ * whose phrase reads and summation it uses).
  */
 
 /** FTS5's bm25 k1 (fixed in fts5_aux.c). */
@@ -34,22 +32,13 @@ export interface Bm25Source {
   ids(rowids: number[]): Map<number, string>;
 }
 
-export interface Bm25Hit {
-  rowid: number;
-  id: string;
-  score: number;
-}
+/** A row of the top k: rowid, chunk id, score. */
+export type Bm25Hit = RowScore;
 
 /** What a phrase can add at most: its term tends to IDF × (k1 + 1) as its count grows. */
 function upperBound(idf: number): number {
   // The margin covers rounding in the sums; it only makes the bound looser.
   return idf * (K1 + 1.0) * (1 + 1e-9);
-}
-
-/** The k-th largest value (-Infinity when fewer). */
-function kthLargest(values: Iterable<number>, k: number): number {
-  const all = Float64Array.from(values).sort();
-  return all.length < k ? -Infinity : all[all.length - k]!;
 }
 
 /**
@@ -102,26 +91,6 @@ export function bm25TopK(source: Bm25Source, k: number): Bm25Hit[] {
   return rankRows(survivors, terms, k, source.ids);
 }
 
-/**
- * The k best of `rowids` by (score descending, id ascending), each scored by FTS5's sum: its terms in
- * phrase order (absent phrases add 0, which changes nothing); every row tied at the k-th is ranked by id.
- */
-function rankRows(rowids: number[], terms: Map<number, Float64Array>, k: number, idsOf: Bm25Source['ids']): Bm25Hit[] {
-  const scores = new Map<number, number>();
-  for (const rowid of rowids) {
-    const t = terms.get(rowid)!;
-    let score = 0.0;
-    for (let i = 0; i < t.length; i++) if (t[i] !== 0) score += t[i]!;
-    scores.set(rowid, score);
-  }
-  const kth = kthLargest(scores.values(), k);
-  const top = rowids.filter((rowid) => scores.get(rowid)! >= kth);
-  const ids = idsOf(top);
-  const hits = top.map((rowid) => ({ rowid, id: ids.get(rowid)!, score: scores.get(rowid)! }));
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return hits.slice(0, k);
-}
-
 /** The FTS5 record (in `<table>_data`) that starts with the table's row count. */
 const AVERAGES_ROWID = 1;
 
@@ -155,8 +124,7 @@ export class FtsBm25 {
   private readonly o: FtsBm25Options;
   private readonly averages: Database.Statement;
   private readonly hits: Database.Statement;
-  private readonly termsOf: Database.Statement;
-  private readonly termsFor: Database.Statement;
+  private readonly reads: FtsPhraseReads;
   private cacheGeneration = -1;
   /** Rows holding each quoted phrase, at `cacheGeneration`. */
   private readonly hitCache = new Map<string, number>();
@@ -164,53 +132,19 @@ export class FtsBm25 {
   constructor(o: FtsBm25Options) {
     this.o = o;
     const { table } = o;
-    const bm25 = `-bm25(${table}, ${o.weights.join(', ')})`;
     this.averages = o.db.prepare(`SELECT block FROM ${table}_data WHERE id = ${AVERAGES_ROWID}`).pluck();
     this.hits = o.db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck();
-    this.termsOf = o.db.prepare(`SELECT rowid, ${bm25} FROM ${table} WHERE ${table} MATCH ?`).raw();
-    // `+rowid`: filtered by SQLite as FTS5 reads the phrase's rows, not one FTS5 query per rowid (each would count the phrase again).
-    this.termsFor = o.db.prepare(`SELECT rowid, ${bm25} FROM ${table} WHERE ${table} MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`).raw();
+    this.reads = new FtsPhraseReads(o.db, table, o.weights);
   }
 
   /** The k best rows for the OR of the phrases (the texts of FTS5 phrases), scored as FTS5's `-bm25()` of that OR. Call inside a read transaction. */
   search(phrases: readonly string[], k: number): Bm25Hit[] {
-    const prepared = this.prepare(phrases);
-    return prepared ? bm25TopK(prepared.source, k) : [];
+    const source = this.prepare(phrases);
+    return source ? bm25TopK(source, k) : [];
   }
 
-  /**
-   * Lucene's common-terms query over FTS5: the phrases held by more than `cutoff` of the rows only
-   * score the rows the rarer phrases match (all phrases count when none is that rare). Those rows get
-   * FTS5's exact `-bm25()` of the whole OR; a row matching only common phrases is left out, which is
-   * the approximation. Call inside a read transaction.
-   */
-  searchCommon(phrases: readonly string[], k: number, cutoff: number): Bm25Hit[] {
-    const prepared = this.prepare(phrases);
-    if (!prepared) return [];
-    const { source, hits, rows } = prepared;
-    const rare = hits.flatMap((h, i) => (h <= cutoff * rows ? [i] : []));
-    if (rare.length === 0 || rare.length === hits.length) return bm25TopK(source, k);
-    const terms = new Map<number, Float64Array>();
-    for (const i of rare) {
-      for (const [rowid, term] of source.termsOf(i)) {
-        let t = terms.get(rowid);
-        if (!t) terms.set(rowid, (t = new Float64Array(hits.length)));
-        t[i] = term;
-      }
-    }
-    const common = hits.flatMap((h, i) => (h > cutoff * rows ? [i] : []));
-    const candidates = [...terms.keys()];
-    const more = source.termsFor(candidates, common);
-    for (const rowid of candidates) {
-      const t = terms.get(rowid)!;
-      const m = more.get(rowid)!;
-      for (const [j, i] of common.entries()) t[i] = m[j]!;
-    }
-    return rankRows(candidates, terms, k, source.ids);
-  }
-
-  /** The phrases' row counts and IDFs, and the reads of their rows; undefined for an empty table. */
-  private prepare(phrases: readonly string[]): { source: Bm25Source; hits: number[]; rows: number } | undefined {
+  /** The phrases' IDFs and the reads of their rows; undefined for an empty table. */
+  private prepare(phrases: readonly string[]): Bm25Source | undefined {
     const block = this.averages.get() as Buffer | undefined;
     const rows = block && block.length > 0 ? readVarint(block, 0) : 0;
     if (rows === 0) return undefined;
@@ -219,30 +153,23 @@ export class FtsBm25 {
       this.hitCache.clear();
       this.cacheGeneration = generation;
     }
-    const quoted = phrases.map((p) => `"${p.replaceAll('"', '""')}"`);
-    const hits = quoted.map((q) => {
-      let n = this.hitCache.get(q);
-      if (n === undefined) this.hitCache.set(q, (n = this.hits.get(q) as number));
+    const hits = phrases.map((p) => {
+      let n = this.hitCache.get(p);
+      if (n === undefined) this.hitCache.set(p, (n = this.hits.get(`"${p.replaceAll('"', '""')}"`) as number));
       return n;
     });
-    // Only orders and bounds the phrases: the scores are FTS5's.
-    const idf = hits.map((n) => bm25Idf(rows, n, Math.log));
     return {
-      hits,
-      rows,
-      source: {
-        idf,
-        termsOf: (i) => this.termsOf.all(quoted[i]) as [number, number][],
-        termsFor: (rowids, which) => {
-          const out = new Map(rowids.map((r) => [r, new Float64Array(which.length)]));
-          const list = JSON.stringify(rowids);
-          for (const [j, i] of which.entries()) {
-            for (const [rowid, term] of this.termsFor.all(quoted[i], list) as [number, number][]) out.get(rowid)![j] = term;
-          }
-          return out;
-        },
-        ids: this.o.ids,
+      // Only orders and bounds the phrases: the scores are FTS5's.
+      idf: hits.map((n) => bm25Idf(rows, n, Math.log)),
+      termsOf: (i) => this.reads.rowsOf(phrases[i]!),
+      termsFor: (rowids, which) => {
+        const out = new Map(rowids.map((r) => [r, new Float64Array(which.length)]));
+        for (const [j, i] of which.entries()) {
+          for (const [rowid, term] of this.reads.termsAmong(phrases[i]!, rowids)) out.get(rowid)![j] = term;
+        }
+        return out;
       },
+      ids: this.o.ids,
     };
   }
 }

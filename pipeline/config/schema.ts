@@ -193,9 +193,12 @@ export const configSchema = z
         /**
          * `maxTerms`: BM25 searches a question of more distinct terms (a pasted issue) with only this
          * many, those of lowest document frequency in the collection searched (pipeline/store/shared.ts,
-         * `selectTerms`); 0: every term. Both stores prune alike. Default (config/defaults.yaml) and measurements: README.
+         * `selectTerms`); 0: every term. Both stores prune alike. `commonCutoff`: Lucene's common-terms
+         * query (pipeline/store/shared.ts, `commonTerms`): a term found in more than this many chunks
+         * (below 1: this share of the collection's chunks) only scores chunks a rarer term matches;
+         * 0: every chunk matching any term is scored. Defaults (config/defaults.yaml) and measurements: README.
          */
-        bm25: z.object({ maxTerms: z.number().int().min(0).max(10_000) }).strict(),
+        bm25: z.object({ maxTerms: z.number().int().min(0).max(10_000), commonCutoff: z.number().min(0) }).strict(),
         /**
          * A question in another language than the corpus (`languages.corpus`): which text each
          * retriever searches with once the question is translated. `translated`: the translation;

@@ -10,14 +10,15 @@ import type { Store, StoreBackend } from './store.ts';
  */
 export function storeBackend(config: CitaConfig, where: { root: string; file: string }): StoreBackend {
   if (config.store.kind === 'elasticsearch') {
-    return elasticsearchBackend(async (dims) => ({ ...(await elasticsearchOptions(config, where, dims)), bm25MaxTerms: bm25MaxTerms(config) }));
+    return elasticsearchBackend(async (dims) => ({ ...(await elasticsearchOptions(config, where, dims)), ...bm25Options(config) }));
   }
-  return sqliteBackend(where.file, config.name, { bm25MaxTerms: bm25MaxTerms(config) });
+  return sqliteBackend(where.file, config.name, bm25Options(config));
 }
 
-/** `retrieval.bm25.maxTerms` as the stores take it: undefined (every term) for 0. */
-export function bm25MaxTerms(config: CitaConfig): number | undefined {
-  return config.retrieval.bm25.maxTerms > 0 ? config.retrieval.bm25.maxTerms : undefined;
+/** `retrieval.bm25` as the stores take it: undefined (off) for 0. */
+export function bm25Options(config: CitaConfig): { bm25MaxTerms?: number; bm25CommonCutoff?: number } {
+  const { maxTerms, commonCutoff } = config.retrieval.bm25;
+  return { bm25MaxTerms: maxTerms > 0 ? maxTerms : undefined, bm25CommonCutoff: commonCutoff > 0 ? commonCutoff : undefined };
 }
 
 /** An empty index in memory, whatever the instance's backend: what a dry run plans against when there is no index (nothing is created on disk or on a cluster). */

@@ -115,3 +115,21 @@ export function selectTerms(terms: string[], maxTerms: number | undefined, docFr
   const kept = new Set(found.slice(0, maxTerms).map((t) => t.i));
   return terms.filter((_, i) => kept.has(i));
 }
+
+/**
+ * Which of a query's terms are common (#14 item 4): Lucene's common-terms query, in both stores
+ * alike. A term found in more than `cutoff` rows (below 1: that share of the collection's `rows`,
+ * as Lucene's `cutoff_frequency`) matches so many rows that scoring each of them is most of a
+ * search's cost at scale, while it adds little to any score; so only the rows holding a rarer term
+ * are scored, each with every term (common ones included), and a row holding only common terms is
+ * left out, which is the approximation. `true` marks a common term; undefined when the query is
+ * searched whole: no cutoff, or every term rare, or every term common (then nothing would be left
+ * to choose the rows by).
+ */
+export function commonTerms(terms: readonly string[], cutoff: number | undefined, docFreq: ReadonlyMap<string, number>, rows: number): boolean[] | undefined {
+  if (cutoff === undefined || terms.length < 2) return undefined;
+  const most = cutoff < 1 ? cutoff * rows : cutoff;
+  const common = terms.map((t) => (docFreq.get(t) ?? 0) > most);
+  const n = common.filter(Boolean).length;
+  return n === 0 || n === terms.length ? undefined : common;
+}

@@ -1,6 +1,6 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, prunesTerms, queryTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
+import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, prunesTerms, queryTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { topK } from '../topK.ts';
 import { limit } from '../../limit.ts';
@@ -59,6 +59,17 @@ function bm25Query(terms: string[]) {
   return { multi_match: { query: terms.join(' '), type: 'most_fields' as const, fields: BM25_FIELDS, operator: 'or' as const } };
 }
 
+/**
+ * Lucene's common-terms query (`commonTerms`; Elasticsearch 8 removed its own): documents must match
+ * a rare term, and the common ones add their scores where they match, so a document's score is the
+ * same sum as in `bm25Query` of every term.
+ */
+function commonTermsQuery(terms: string[], common: boolean[]) {
+  const rare = terms.filter((_, i) => !common[i]);
+  const frequent = terms.filter((_, i) => common[i]);
+  return { bool: { must: [bm25Query(rare)], should: [bm25Query(frequent)] } };
+}
+
 /** Largest `size` of one search request (index.max_result_window) and `num_candidates` of kNN. */
 const MAX_WINDOW = 10_000;
 const PAGE = 1_000;
@@ -81,6 +92,8 @@ export interface ElasticsearchStoreOptions {
   bulk?: { flushBytes?: number; concurrency?: number; retries?: number; wait?: number };
   /** bm25 searches with at most this many of a query's terms, the rarest in the collection (`selectTerms`); undefined: all. */
   bm25MaxTerms?: number;
+  /** bm25 as Lucene's common-terms query: terms in more than this many documents (below 1: this share of the collection's) only score documents a rarer term matches (`commonTerms`); undefined: off. */
+  bm25CommonCutoff?: number;
 }
 
 /** Where the client's credentials and TLS come from: the environment, never a config file. */
@@ -338,6 +351,7 @@ export class ElasticsearchStore implements Store {
    */
   private staged: Map<Collection | 'meta', string> | null = null;
   private readonly bm25MaxTerms: number | undefined;
+  private readonly bm25CommonCutoff: number | undefined;
 
   private constructor(options: ElasticsearchStoreOptions, client: Client, ownsClient: boolean) {
     this.dims = options.dims;
@@ -350,6 +364,7 @@ export class ElasticsearchStore implements Store {
     this.settings = { number_of_shards: options.shards ?? 1, number_of_replicas: options.replicas ?? 0 };
     this.bulkOptions = { flushBytes: 5_000_000, concurrency: 2, retries: 3, wait: 1000, ...options.bulk };
     this.bm25MaxTerms = options.bm25MaxTerms;
+    this.bm25CommonCutoff = options.bm25CommonCutoff;
   }
 
   /**
@@ -875,12 +890,14 @@ export class ElasticsearchStore implements Store {
     // The query's own terms, folded like the fields they are matched against.
     const all = queryTerms(query).map(fold);
     if (all.length === 0 || !wantsHits(k)) return [];
-    const terms = prunesTerms(all, this.bm25MaxTerms) ? selectTerms(all, this.bm25MaxTerms, await this.docFreq(collection, all)) : all;
+    const stats = prunesTerms(all, this.bm25MaxTerms) || this.bm25CommonCutoff !== undefined ? await this.docFreq(collection, all) : undefined;
+    const terms = prunesTerms(all, this.bm25MaxTerms) ? selectTerms(all, this.bm25MaxTerms, stats!.df) : all;
     if (terms.length === 0) return [];
+    const common = stats && commonTerms(terms, this.bm25CommonCutoff, stats.df, stats.rows);
     const res = await this.call(`searching ${this.target(collection)}`, () =>
       this.client.search<Source>({
         index: this.target(collection),
-        query: bm25Query(terms),
+        query: common ? commonTermsQuery(terms, common) : bm25Query(terms),
         sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
         track_scores: true,
         size: Math.min(Math.floor(k), MAX_WINDOW),
@@ -897,9 +914,10 @@ export class ElasticsearchStore implements Store {
    * frequency, one it splits its rarest part's; a field's frequency counts the documents holding the
    * term in that field, so the largest of the three fields is taken (the documents holding it in
    * any field are at least that many). One count per term in an `msearch` instead cost 234 ms at p95
-   * on the pytest index (bench/store-compare.ts), more than the search it prunes.
+   * on the pytest index (bench/store-compare.ts), more than the search it prunes. `rows`: the
+   * documents holding any of the fields, taken as the largest field's count.
    */
-  private async docFreq(collection: Collection, terms: string[]): Promise<Map<string, number>> {
+  private async docFreq(collection: Collection, terms: string[]): Promise<{ df: Map<string, number>; rows: number }> {
     const index = this.target(collection);
     const text = terms.join('\n');
     const fields = BM25_FIELDS.map((f) => f.replace(/\^.*$/, ''));
@@ -909,14 +927,16 @@ export class ElasticsearchStore implements Store {
         doc: Object.fromEntries(fields.map((f) => [f, text])),
         fields,
         term_statistics: true,
-        field_statistics: false,
+        field_statistics: true,
         positions: false,
         offsets: false,
         payloads: false,
       }),
     );
     const tokenDf = new Map<string, number>();
+    let rows = 0;
     for (const field of Object.values(res.term_vectors ?? {})) {
+      rows = Math.max(rows, field.field_statistics?.doc_count ?? 0);
       for (const [token, stats] of Object.entries(field.terms ?? {})) tokenDf.set(token, Math.max(tokenDf.get(token) ?? 0, stats.doc_freq ?? 0));
     }
     const dfOf = (term: string) => {
@@ -925,7 +945,7 @@ export class ElasticsearchStore implements Store {
       const parts = term.split(/[^\p{L}\p{N}]+/u).filter((p) => p !== '');
       return parts.length === 0 ? 0 : Math.min(...parts.map((p) => tokenDf.get(p) ?? 0));
     };
-    return new Map(terms.map((term) => [term, dfOf(term)]));
+    return { df: new Map(terms.map((term) => [term, dfOf(term)])), rows };
   }
 
   async knn(collection: Collection, vector: Float32Array, k: number): Promise<ScoredChunk[]> {

@@ -4,21 +4,21 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pidAlive } from '../../index/indexLock.ts';
 import type { RebuildTarget, StoreBackend } from '../store.ts';
-import { GENERATION_KEY, SqliteStore } from './sqliteStore.ts';
+import { GENERATION_KEY, SqliteStore, type SqliteStoreOptions } from './sqliteStore.ts';
 
 /**
  * The SQLite index's lifecycle: one file per instance (`store.path`), created on first open; a
  * rebuild writes a file of its own beside it and renames it over the old one.
  */
-export function sqliteBackend(file: string, instance: string, options: { bm25MaxTerms?: number } = {}): StoreBackend {
+export function sqliteBackend(file: string, instance: string, options: Pick<SqliteStoreOptions, 'bm25MaxTerms' | 'bm25CommonCutoff'> = {}): StoreBackend {
   return {
     exists: async () => fs.existsSync(file),
     meta: async (omit = []) => readMeta(file, omit),
-    open: async (dims) => openFile(file, dims, instance, options.bm25MaxTerms),
+    open: async (dims) => openFile(file, dims, instance, options),
     async rebuild(dims): Promise<RebuildTarget> {
       discardStaleRebuilds(file);
       const next = rebuildFile(file);
-      const store = openFile(next, dims, instance, options.bm25MaxTerms);
+      const store = openFile(next, dims, instance, options);
       return {
         store,
         async commit() {
@@ -34,9 +34,9 @@ export function sqliteBackend(file: string, instance: string, options: { bm25Max
   };
 }
 
-function openFile(file: string, dims: number, instance: string, bm25MaxTerms: number | undefined): SqliteStore {
+function openFile(file: string, dims: number, instance: string, bm25: Pick<SqliteStoreOptions, 'bm25MaxTerms' | 'bm25CommonCutoff'>): SqliteStore {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  return SqliteStore.open(file, { dims, instance, bm25MaxTerms });
+  return SqliteStore.open(file, { dims, instance, ...bm25 });
 }
 
 /** The meta table, read-only and without loading sqlite-vec; `{}` when there is no file or it cannot be read. */

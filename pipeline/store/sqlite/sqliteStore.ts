@@ -3,9 +3,10 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
 import { ftsMatch } from '../../text/codeTokens.ts';
-import { checkChunk, checkCollection, checkQueryVector, fold, leafOf, queryTerms, prunesTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
+import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, queryTerms, prunesTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { byScoreThenId, topK } from '../topK.ts';
+import { commonTermsTop, FtsPhraseReads, type RowScore } from './ftsCommonTerms.ts';
 
 /**
  * The embedded default store: one SQLite file per instance.
@@ -53,6 +54,8 @@ export interface SqliteStoreOptions {
   trace?: (sql: string) => void;
   /** bm25 searches with at most this many of a query's terms, the rarest in the collection (`selectTerms`); undefined: all. */
   bm25MaxTerms?: number;
+  /** bm25 as Lucene's common-terms query: terms in more than this many rows (below 1: this share of the collection's) only score rows a rarer term matches (`commonTerms`); undefined: every row matching any term. */
+  bm25CommonCutoff?: number;
 }
 
 /** Document frequencies cached per collection and generation: more entries than this and the cache starts again. */
@@ -155,16 +158,19 @@ export class SqliteStore implements Store {
   /** The file opened (undefined in memory): a `--rebuild` renames another over the path, and writes to this one would be lost. */
   private readonly ino: number | undefined;
   private readonly bm25MaxTerms: number | undefined;
-  /** Document frequency of FTS5 tokens, per collection, for the generation it was read at (`docFreq`). */
-  private readonly dfCache = new Map<Collection, { generation: number; df: Map<string, number> }>();
+  private readonly bm25CommonCutoff: number | undefined;
+  /** Per collection, for the generation it was read at: document frequency of FTS5 tokens (`docFreq`) and the row count. */
+  private readonly dfCache = new Map<Collection, { generation: number; df: Map<string, number>; rows?: number }>();
   private vocabTables: Partial<Record<Collection, Database.Statement>> = {};
+  private phraseReads: Partial<Record<Collection, FtsPhraseReads>> = {};
 
-  private constructor(db: Database.Database, file: string, dims: number, instance: string | undefined, bm25MaxTerms: number | undefined) {
+  private constructor(db: Database.Database, file: string, dims: number, options: SqliteStoreOptions) {
     this.db = db;
     this.file = file;
     this.dims = dims;
-    this.instance = instance;
-    this.bm25MaxTerms = bm25MaxTerms;
+    this.instance = options.instance;
+    this.bm25MaxTerms = options.bm25MaxTerms;
+    this.bm25CommonCutoff = options.bm25CommonCutoff;
     // A dry run plans against an in-memory store (no file to be replaced).
     this.ino = file === ':memory:' ? undefined : fs.statSync(file).ino;
     this.stmt = prepareStatements(db);
@@ -225,7 +231,7 @@ export class SqliteStore implements Store {
       if (isCorruption(err)) throw damaged(`the file is damaged (${(err as Error).message})`);
       throw err;
     }
-    return new SqliteStore(db, file, dims, options.instance, options.bm25MaxTerms);
+    return new SqliteStore(db, file, dims, options);
   }
 
   async apply(changes: ChangeSet): Promise<void> {
@@ -312,6 +318,11 @@ export class SqliteStore implements Store {
         const kept = prunesTerms(terms, this.bm25MaxTerms) ? selectTerms(terms, this.bm25MaxTerms, this.docFreq(collection, terms)) : terms;
         const match = ftsMatch(kept);
         if (match === '') return [];
+        const common = this.commonTermsTop(collection, kept, n);
+        if (common) {
+          const bySeq = new Map((this.stmt.rowsOfSeqs.all(JSON.stringify(common.map((t) => t.rowid))) as ChunkRow[]).map((row) => [row.seq, row]));
+          return common.map((t) => ({ ...bySeq.get(t.rowid)!, score: t.score }));
+        }
         const top = fts.bm25.all({ match, n: n + 1 }) as Row[];
         // The (k + 1)-th ties the k-th: which of the tied rows FTS5 kept depends on rowids; take them all.
         return top.length > n && top[n]!.score >= top[n - 1]!.score ? (fts.bm25Ties.all({ match, k: n }) as Row[]) : top;
@@ -351,6 +362,29 @@ export class SqliteStore implements Store {
       return tokens.length === 0 ? 0 : Math.min(...tokens.map((t) => df.get(t) ?? 0));
     };
     return new Map(terms.map((term) => [term, dfOf(term)]));
+  }
+
+  /**
+   * The top n of the common-terms plan (`bm25CommonCutoff`): the rows holding a rare term, each
+   * scored with every term. Undefined when the query is searched whole (no cutoff, or its terms all
+   * rare or all common). Call inside the read transaction.
+   */
+  private commonTermsTop(collection: Collection, terms: string[], n: number): RowScore[] | undefined {
+    if (this.bm25CommonCutoff === undefined) return undefined;
+    const common = commonTerms(terms, this.bm25CommonCutoff, this.docFreq(collection, terms), this.rowCount(collection));
+    if (!common) return undefined;
+    return commonTermsTop(this.phrasesOf(collection), terms, common, n, (seqs) => new Map(this.stmt.idsOfSeqs.all(JSON.stringify(seqs)) as [number, string][]));
+  }
+
+  /** The collection's rows, cached with its frequencies (`docFreq`, which must run first: it checks the generation). */
+  private rowCount(collection: Collection): number {
+    const cache = this.dfCache.get(collection)!;
+    cache.rows ??= (this.stmt.countOf.get(collection) as { n: number }).n;
+    return cache.rows;
+  }
+
+  private phrasesOf(collection: Collection): FtsPhraseReads {
+    return (this.phraseReads[collection] ??= new FtsPhraseReads(this.db, `fts_${collection}`, BM25_WEIGHTS));
   }
 
   /** The collection's FTS5 vocabulary (`term`, `doc`) for the tokens given as a JSON array; a temp table, made on first use. */
@@ -566,6 +600,8 @@ function prepareStatements(db: Database.Database) {
        WHERE v.collection = :collection
        ORDER BY distance, c.id LIMIT :k`,
     ),
+    idsOfSeqs: db.prepare(`SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))`).raw(),
+    rowsOfSeqs: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.seq IN (SELECT value FROM json_each(?))`),
     getMany: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))`),
     allIds: db.prepare(`SELECT id FROM chunks ORDER BY id`),
     idsOf: db.prepare(`SELECT id FROM chunks WHERE collection = ? ORDER BY id`),
