@@ -12,6 +12,7 @@ import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { parseMarkers } from '../pipeline/answer/citations.ts';
 import { ExtractiveGenerator, extractiveAnswer } from '../pipeline/answer/generators/extractive.ts';
+import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Context } from '../pipeline/answer/types.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openTargets } from './target.ts';
@@ -49,7 +50,9 @@ async function main(): Promise<void> {
       .filter((d) => args.datasets.length === 0 || args.datasets.includes(d.name))
       .flatMap((d) => d.questions)
       .filter((q) => !args.split || q.split === args.split);
-    const generator = new ExtractiveGenerator({}, t.embedder);
+    // The configured options (`--set answer.generator.…` included); the threshold is swept below.
+    const options = extractiveOptions(t.config.answer.generator);
+    const generator = new ExtractiveGenerator(options, t.embedder);
     const rows: Row[] = [];
     for (const q of questions) {
       const r = await ask({ config: t.config, store: t.store, embedder: t.embedder, generator, checkout: t.paths.checkout }, q.question, { retrieveOnly: true });
@@ -69,7 +72,7 @@ async function main(): Promise<void> {
         let unanswerable = 0;
         let abstained = 0;
         for (const { q, context, meaning } of sel) {
-          const a = extractiveAnswer(q.question, context, { minRelevance: threshold }, meaning);
+          const a = extractiveAnswer(q.question, context, { ...options, minRelevance: threshold }, meaning);
           const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
           if (q.gold.answerable === false) {
             unanswerable++;

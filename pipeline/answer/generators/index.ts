@@ -1,6 +1,7 @@
 import type { CitaConfig } from '../../config/schema.ts';
 import type { Embedder } from '../../types.ts';
 import type { Generator } from '../types.ts';
+import type { ExtractiveOptions } from './extractive.ts';
 
 export interface GeneratorDeps {
   /** Where local models are provisioned. */
@@ -11,6 +12,17 @@ export interface GeneratorDeps {
   embedder?: Embedder;
 }
 
+/** The extractive generator's options set in `answer.generator` (the others keep its defaults). */
+export function extractiveOptions(config: CitaConfig['answer']['generator']): ExtractiveOptions {
+  return {
+    ...(config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {}),
+    ...(config.unknownNames !== undefined ? { unknownNames: config.unknownNames } : {}),
+    ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
+    ...(config.margin !== undefined ? { margin: config.margin } : {}),
+    ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
+  };
+}
+
 /**
  * The generator named in `answer.generator`. Imported on demand: the extractive default needs no
  * model, and the local one loads llama.cpp only when chosen.
@@ -19,14 +31,7 @@ export async function createGenerator(config: CitaConfig['answer']['generator'],
   switch (config.kind) {
     case 'extractive': {
       const { ExtractiveGenerator } = await import('./extractive.ts');
-      const options = {
-        ...(config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {}),
-        ...(config.unknownNames !== undefined ? { unknownNames: config.unknownNames } : {}),
-        ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
-        ...(config.margin !== undefined ? { margin: config.margin } : {}),
-        ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
-      };
-      return new ExtractiveGenerator(options, config.relevance === 'meaning' ? deps.embedder : undefined);
+      return new ExtractiveGenerator(extractiveOptions(config), config.relevance === 'meaning' ? deps.embedder : undefined);
     }
     case 'openai': {
       const { OpenAiGenerator } = await import('./openai.ts');
