@@ -19,7 +19,7 @@ import { meanVector } from '../pipeline/vectors.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -39,7 +39,7 @@ const prefixed = await Promise.all(
 const alpha = config.retrieval.hybrid.alpha;
 const depth = 50;
 
-type Row = { id: string; lang: string; mode: string; recall: number; acc1: number; first: number };
+type Row = ModeRow & { id: string; first: number };
 const rows: Row[] = [];
 const started = Date.now();
 for (const q of questions) {
@@ -72,20 +72,11 @@ async function files(text: string, vector: Float32Array | undefined, a: number):
   return distinct(hits.map((h) => h.chunk.citation.path));
 }
 
-const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
 if (values.json) {
   console.log(JSON.stringify({ instance, k, model: embedder.id, rows }, null, 2));
 } else {
-  const langs = [...new Set(rows.map((r) => r.lang))].sort();
   console.log(`docs collection, ${questions.length} questions, model ${embedder.id}, alpha ${alpha} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  console.log(`${'mode'.padEnd(28)} ${langs.map((l) => `R@${k} ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`);
-  for (const mode of [...new Set(rows.map((r) => r.mode))]) {
-    const cells = langs.map((l) => {
-      const rs = rows.filter((r) => r.mode === mode && r.lang === l);
-      return `${(100 * mean(rs.map((r) => r.recall))).toFixed(1).padStart(9)}${(100 * mean(rs.map((r) => r.acc1))).toFixed(1).padStart(10)}`;
-    });
-    console.log(`${mode.padEnd(28)} ${cells.join(' ')}`);
-  }
+  for (const line of modeTable(rows, k)) console.log(line);
 }
 for (const p of prefixed) await p.embedder.close();
 await close();
