@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import { applyOverrides, ConfigError, deepMerge, defaultEmbeddingProvider, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
 import { embedderOptions, resolvePaths } from '../pipeline/instance.ts';
+import { bm25Options, scaleAdvice, SQLITE_LARGE_COLLECTION } from '../pipeline/store/backend.ts';
 import { elasticsearchOptions } from '../pipeline/store/elasticsearch/backend.ts';
 import { root } from './support/paths.ts';
 
@@ -143,6 +144,25 @@ describe('loadConfig', () => {
     expect(() => applyOverrides({}, ['fusion.method=[1, 2'])).toThrow(/"fusion\.method=\[1, 2": the value is not valid YAML/);
     for (const key of ['__proto__.polluted', 'a.constructor.prototype.x', 'fusion..method']) expect(() => applyOverrides({}, [`${key}=1`])).toThrow(ConfigError);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('retrieval.bm25 (#14 item 4)', () => {
+  it('passes maxTerms and commonCutoff to the stores, 0 meaning off', () => {
+    expect(bm25Options(loadConfig('pytest', { root }).config)).toEqual({ bm25MaxTerms: 128, bm25CommonCutoff: undefined });
+    const set = loadConfig('pytest', { root, overrides: ['retrieval.bm25.maxTerms=0', 'retrieval.bm25.commonCutoff=2000'] }).config;
+    expect(bm25Options(set)).toEqual({ bm25MaxTerms: undefined, bm25CommonCutoff: 2000 });
+  });
+
+  it('advises another store only for a SQLite collection past the size its exact BM25 stays fast at', () => {
+    const { config } = loadConfig('pytest', { root });
+    const big = SQLITE_LARGE_COLLECTION + 1;
+    expect(scaleAdvice(config, { docs: 1444, code: 2472 })).toBeUndefined();
+    expect(scaleAdvice(config, { docs: 1444, code: big })).toMatch(/^code 100,001 chunks: .*store\.kind: elasticsearch.*retrieval\.bm25\.commonCutoff/);
+    const approximate = loadConfig('pytest', { root, overrides: ['retrieval.bm25.commonCutoff=0.01'] }).config;
+    const es = loadConfig('pytest', { root, overrides: ['store.kind=elasticsearch'] }).config;
+    expect(scaleAdvice(approximate, { code: big })).toBeUndefined();
+    expect(scaleAdvice(es, { code: big })).toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@ import {
   type InstancePaths,
 } from '../instance.ts';
 import type { FileScan } from '../sources/files.ts';
-import { scratchStore } from '../store/backend.ts';
+import { scaleAdvice, scratchStore } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder } from '../types.ts';
 import { runIndex, type IndexProgress, type IndexSummary } from './indexer.ts';
@@ -106,6 +106,8 @@ async function indexLocked(o: IndexInstanceOptions): Promise<IndexSummary> {
       dryRun: o.dryRun,
       onProgress: o.onProgress,
     });
+    const advice = scaleAdvice(config, Object.fromEntries(Object.entries(summary.collections).map(([c, cs]) => [c, cs.chunks])));
+    if (advice) summary.warnings.push(advice);
     complete = true;
     return summary;
   } finally {

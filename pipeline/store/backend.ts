@@ -21,6 +21,25 @@ export function bm25Options(config: CitaConfig): { bm25MaxTerms?: number; bm25Co
   return { bm25MaxTerms: maxTerms > 0 ? maxTerms : undefined, bm25CommonCutoff: commonCutoff > 0 ? commonCutoff : undefined };
 }
 
+/** Chunks in one collection past which the SQLite store's exact BM25 is slow (hundreds of ms a question; README, #14 item 4). */
+export const SQLITE_LARGE_COLLECTION = 100_000;
+
+/**
+ * Advice for an index whose collections outgrew the SQLite store's exact BM25 (FTS5 scores every
+ * row any term matches: at 200,000 chunks p50 ~110–240 / p95 ~170–340 ms for a typed question), or
+ * undefined: another store, an approximate BM25 already chosen, or collections below the size.
+ */
+export function scaleAdvice(config: CitaConfig, chunks: Partial<Record<string, number>>): string | undefined {
+  if (config.store.kind !== 'sqlite' || config.retrieval.bm25.commonCutoff > 0) return undefined;
+  const large = Object.entries(chunks).filter(([, n]) => (n ?? 0) > SQLITE_LARGE_COLLECTION);
+  if (large.length === 0) return undefined;
+  const which = large.map(([c, n]) => `${c} ${n!.toLocaleString('en')} chunks`).join(', ');
+  return (
+    `${which}: past ${SQLITE_LARGE_COLLECTION.toLocaleString('en')} chunks a collection, the SQLite store's BM25 takes hundreds of milliseconds a question; ` +
+    'at this size use store.kind: elasticsearch, or accept an approximate ranking with retrieval.bm25.commonCutoff (README, "SQLite\'s BM25 at 200,000 chunks")'
+  );
+}
+
 /** An empty index in memory, whatever the instance's backend: what a dry run plans against when there is no index (nothing is created on disk or on a cluster). */
 export function scratchStore(dims: number, instance: string): Store {
   return SqliteStore.open(':memory:', { dims, instance });
