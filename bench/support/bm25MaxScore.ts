@@ -164,9 +164,8 @@ export class FtsBm25 {
       termsOf: (i) => this.reads.rowsOf(phrases[i]!),
       termsFor: (rowids, which) => {
         const out = new Map(rowids.map((r) => [r, new Float64Array(which.length)]));
-        for (const [j, i] of which.entries()) {
-          for (const [rowid, term] of this.reads.termsAmong(phrases[i]!, rowids)) out.get(rowid)![j] = term;
-        }
+        const read = this.reads.termsAmong(which.map((i) => phrases[i]!), rowids);
+        for (const [j, rows] of read.entries()) for (const [rowid, term] of rows) out.get(rowid)![j] = term;
         return out;
       },
       ids: this.o.ids,

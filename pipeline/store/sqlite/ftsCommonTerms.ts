@@ -38,9 +38,10 @@ export class FtsPhraseReads {
     return this.rows.all(quote(phrase)) as [number, number][];
   }
 
-  /** The rows among `rowids` holding the phrase, with its term of their scores. */
-  termsAmong(phrase: string, rowids: readonly number[]): [rowid: number, term: number][] {
-    return this.rowsAmong.all(quote(phrase), JSON.stringify(rowids)) as [number, number][];
+  /** For each phrase, the rows among `rowids` holding it, with its term of their scores (the list is serialised once for all). */
+  termsAmong(phrases: readonly string[], rowids: readonly number[]): [rowid: number, term: number][][] {
+    const list = JSON.stringify(rowids);
+    return phrases.map((phrase) => this.rowsAmong.all(quote(phrase), list) as [number, number][]);
   }
 }
 
@@ -64,10 +65,9 @@ export function commonTermsTop(reads: FtsPhraseReads, phrases: readonly string[]
   }
   const candidates = [...terms.keys()];
   if (candidates.length === 0) return [];
-  for (const [i, phrase] of phrases.entries()) {
-    if (!common[i]) continue;
-    for (const [rowid, term] of reads.termsAmong(phrase, candidates)) terms.get(rowid)![i] = term;
-  }
+  const commonAt = [...phrases.keys()].filter((i) => common[i]);
+  const read = reads.termsAmong(commonAt.map((i) => phrases[i]!), candidates);
+  for (const [j, i] of commonAt.entries()) for (const [rowid, term] of read[j]!) terms.get(rowid)![i] = term;
   return rankRows(candidates, terms, k, idsOf);
 }
 
