@@ -32,10 +32,10 @@ export interface ModeRow {
 }
 
 /** The mean Recall@k and Acc@1 of each mode (rows, in order of first appearance) per language (columns): the lines to print. */
-export function modeTable(rows: readonly ModeRow[], k: number, width = 28): string[] {
+export function modeTable(rows: readonly ModeRow[], k: number, width = 28, heading = 'mode'): string[] {
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
   const langs = [...new Set(rows.map((r) => r.lang))].sort();
-  const lines = [`${'mode'.padEnd(width)} ${langs.map((l) => `R@${k} ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`];
+  const lines = [`${heading.padEnd(width)} ${langs.map((l) => `R@${k} ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`];
   for (const mode of [...new Set(rows.map((r) => r.mode))]) {
     const cells = langs.map((l) => {
       const rs = rows.filter((r) => r.mode === mode && r.lang === l);

@@ -21,7 +21,7 @@ import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { cosine, meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -54,8 +54,7 @@ async function embedAll(texts: string[]): Promise<void> {
   }
 }
 
-type Row = { lang: string; lambda: number; recall: number; acc1: number };
-const rows: Row[] = [];
+const rows: ModeRow[] = [];
 const started = Date.now();
 for (const q of questions) {
   const translation = await translationOf(config, q);
@@ -73,20 +72,11 @@ for (const q of questions) {
   for (const lambda of lambdas) {
     const order = hits.map((h, i) => ({ h, s: hybrid[i]! + lambda * sentence[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i);
     const files = distinct(order.map((o) => o.h.chunk.citation.path));
-    rows.push({ lang: q.lang, lambda, recall: recallAtK(files, q.gold.files, 5), acc1: accuracyAt1(files, q.gold.files) });
+    rows.push({ lang: q.lang, mode: String(lambda), recall: recallAtK(files, q.gold.files, 5), acc1: accuracyAt1(files, q.gold.files) });
   }
 }
 
-const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
-const langs = [...new Set(rows.map((r) => r.lang))].sort();
 console.log(`docs, ${questions.length} questions, top ${depth} hybrid candidates re-ranked, ${vectors.size} sentences embedded (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-console.log(`${'λ'.padEnd(8)} ${langs.map((l) => `R@5 ${l}`.padStart(9) + `Acc@1 ${l}`.padStart(10)).join(' ')}`);
-for (const lambda of lambdas) {
-  const cells = langs.map((l) => {
-    const rs = rows.filter((r) => r.lambda === lambda && r.lang === l);
-    return `${(100 * mean(rs.map((r) => r.recall))).toFixed(1).padStart(9)}${(100 * mean(rs.map((r) => r.acc1))).toFixed(1).padStart(10)}`;
-  });
-  console.log(`${String(lambda).padEnd(8)} ${cells.join(' ')}`);
-}
+for (const line of modeTable(rows, 5, 8, 'λ')) console.log(line);
 await close();
 process.exit(0);

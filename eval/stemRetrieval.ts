@@ -16,6 +16,7 @@ import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { convexCombination } from '../pipeline/retrieval/hybrid.ts';
 import { searchFields } from '../pipeline/store/shared.ts';
+import { BM25_WEIGHTS, FTS_TOKENIZER } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { ftsQuery } from '../pipeline/text/codeTokens.ts';
 import type { Chunk, ScoredChunk } from '../pipeline/types.ts';
 import { meanVector } from '../pipeline/vectors.ts';
@@ -36,8 +37,8 @@ const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
 const alpha = config.retrieval.hybrid.alpha;
 
-// The store's FTS5 columns and bm25 weights (pipeline/store/sqlite/sqliteStore.ts).
-const TOKENIZERS = { plain: `unicode61 remove_diacritics 2 tokenchars '_'`, porter: `porter unicode61 remove_diacritics 2 tokenchars '_'` };
+// The store's FTS5 columns, tokenizer and bm25 weights; `porter` wraps that tokenizer.
+const TOKENIZERS = { plain: FTS_TOKENIZER, porter: `porter ${FTS_TOKENIZER}` };
 const docs = (await store.get(await store.ids())).filter((c) => c.collection === 'docs');
 const db = new Database(':memory:');
 const search: Record<string, Database.Statement> = {};
@@ -45,7 +46,7 @@ for (const [name, tokenizer] of Object.entries(TOKENIZERS)) {
   db.exec(`CREATE VIRTUAL TABLE fts_${name} USING fts5 (title, text, identifiers, tokenize = "${tokenizer}")`);
   const insert = db.prepare(`INSERT INTO fts_${name} (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)`);
   db.transaction(() => docs.forEach((c, i) => insert.run(i, ...Object.values(searchFields(c.title, c.text)))))();
-  search[name] = db.prepare(`SELECT rowid, -bm25(fts_${name}, 2.0, 1.0, 1.0) AS score FROM fts_${name} WHERE fts_${name} MATCH ? ORDER BY score DESC, rowid LIMIT ${depth}`);
+  search[name] = db.prepare(`SELECT rowid, -bm25(fts_${name}, ${BM25_WEIGHTS.join(', ')}) AS score FROM fts_${name} WHERE fts_${name} MATCH ? ORDER BY score DESC, rowid LIMIT ${depth}`);
 }
 const bm25 = (name: string, text: string): ScoredChunk[] => {
   const match = ftsQuery(text);

@@ -40,7 +40,10 @@ export const GENERATION_KEY = 'cita.generation';
 export const SCHEMA_VERSION = 2;
 
 /** bm25 column weights (title, text, identifier parts): a title hit says more than one in the body. */
-const BM25_WEIGHTS = [2.0, 1.0, 1.0] as const;
+export const BM25_WEIGHTS = [2.0, 1.0, 1.0] as const;
+
+/** The FTS5 tokenizer of every collection's table: accents folded, `_` inside words (a change is a SCHEMA_VERSION bump). */
+export const FTS_TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'";
 
 /** sqlite-vec refuses a KNN query with k above this. */
 const VEC_MAX_K = 4096;
@@ -117,7 +120,7 @@ function ftsTableSql(collection: Collection): string {
   return `CREATE VIRTUAL TABLE fts_${collection} USING fts5 (
       title, text, identifiers,
       content = '',
-      tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+      tokenize = "${FTS_TOKENIZER}"
     );`;
 }
 
