@@ -34,7 +34,7 @@ import { codeQaRecord, loadJsonl, localizationRecord } from '../datasets/shared.
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { ftsMatch, ftsQuery, ftsTerms } from '../pipeline/text/codeTokens.ts';
-import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
+import { BM25_WEIGHTS, SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { topK } from '../pipeline/store/topK.ts';
 import { FtsBm25 } from './support/bm25MaxScore.ts';
 
@@ -79,14 +79,14 @@ try {
   const db = new Database(file, { readonly: true });
   const count = db.prepare(`SELECT count(*) FROM fts_code WHERE fts_code MATCH ?`).pluck();
   const before = db.prepare(
-    `SELECT rowid AS seq, -bm25(fts_code, 2.0, 1.0, 1.0) AS score FROM fts_code WHERE fts_code MATCH :match ORDER BY score DESC, rowid LIMIT :n`,
+    `SELECT rowid AS seq, -bm25(fts_code, ${BM25_WEIGHTS.join(', ')}) AS score FROM fts_code WHERE fts_code MATCH :match ORDER BY score DESC, rowid LIMIT :n`,
   );
   const idOfSeq = db.prepare(`SELECT id FROM chunks WHERE seq = ?`).pluck();
   const idOf = db.prepare(`SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))`).raw();
   const maxScore = new FtsBm25({
     db,
     table: 'fts_code',
-    weights: [2.0, 1.0, 1.0],
+    weights: BM25_WEIGHTS,
     ids: (rowids) => new Map(idOf.all(JSON.stringify(rowids)) as [number, string][]),
     generation: () => 0,
   });
