@@ -10,7 +10,7 @@
  *   node --import tsx eval/placementReplay.ts [instance] [--split dev|test] [--dataset name ...] [--sharpness 1.5,2] [--fresh]
  */
 import { parseArgs } from 'node:util';
-import { rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
+import { placementOf, rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
 import { evidenceFeatures, learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import type { SearchHit } from '../pipeline/types.ts';
@@ -25,7 +25,7 @@ const { values, positionals } = parseArgs({
 });
 const instance = positionals[0] ?? 'pytest';
 const { config, items } = await replayItems(instance, { ...(values.dataset ? { datasets: values.dataset } : {}), fresh: values.fresh ?? false });
-const placement = { method: config.fusion.method, options: { minFit: config.fusion.minFit, k0: config.fusion.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };
+const placement = placementOf(config);
 const model = config.retrieval.router.model;
 
 /** A collection's own ranking: its files in the order its hits first name them. */

@@ -7,7 +7,7 @@
  *   node --import tsx eval/routeReplay.ts [instance] [--dataset name ...] [--fresh] [--json]
  */
 import { parseArgs } from 'node:util';
-import { rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
+import { placementOf, rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
 import { evidenceFeatures, learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
@@ -22,7 +22,7 @@ const { values, positionals } = parseArgs({
 });
 const instance = positionals[0] ?? 'pytest';
 const { config, items, retrieved } = await replayItems(instance, { ...(values.dataset ? { datasets: values.dataset } : {}), fresh: values.fresh ?? false });
-const placement = { method: config.fusion.method, options: { minFit: config.fusion.minFit, k0: config.fusion.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };
+const placement = placementOf(config);
 
 /** A scheme: the weights placement uses for a question. */
 type Scheme = (item: ReplayItem) => Record<Collection, number>;

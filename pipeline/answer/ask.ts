@@ -12,7 +12,7 @@ import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
-import { placeContext, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
+import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
 export { RANK_DEPTH, type Ranking } from './ranking.ts';
@@ -163,7 +163,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found));
     Object.assign(route, learned);
   }
-  const placement = { method: fusionConfig.method, options: { minFit: fusionConfig.minFit, k0: fusionConfig.rrfK }, lookupsAfter: config.retrieval.lookupsAfter };
+  const placement = placementOf({ ...config, fusion: fusionConfig });
   const candidates: Candidates = { lists, deep, lookedUp, named, weights: route.weights, pasted: route.pasted };
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(question, route.language, ordered, budget, translation?.text, config.languages.corpus);

@@ -1,3 +1,4 @@
+import type { CitaConfig } from '../config/schema.ts';
 import { fuse, type FusionOptions, type FusionResult } from '../retrieval/fusion/index.ts';
 import type { Chunk, Collection, SearchHit } from '../types.ts';
 import type { BlockScores } from './types.ts';
@@ -61,6 +62,53 @@ export interface Placement {
   options: FusionOptions;
   /** `retrieval.lookupsAfter`: a typed question's definitions after this many searched files. */
   lookupsAfter: number;
+  /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
+  perFile?: number;
+}
+
+/** The placement a config sets: what `ask` and the replays of it place with. */
+export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
+  const { method, minFit, rrfK, perFile } = config.fusion;
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter: config.retrieval.lookupsAfter, ...(perFile !== undefined ? { perFile } : {}) };
+}
+
+/**
+ * A list with the hits of each file past its first `m` moved after all the others, each part in its
+ * own order (host crowding, as web search does per site): a file that matches everywhere — a
+ * changelog, a module of many small functions — otherwise takes several of a collection's slots, and
+ * the context and the ranking reach fewer pages. Pure.
+ */
+export function spreadFiles(hits: readonly SearchHit[], m: number): SearchHit[] {
+  const seen = new Map<string, number>();
+  const first: SearchHit[] = [];
+  const later: SearchHit[] = [];
+  for (const h of hits) {
+    const n = (seen.get(h.chunk.citation.path) ?? 0) + 1;
+    seen.set(h.chunk.citation.path, n);
+    (n <= m ? first : later).push(h);
+  }
+  return [...first, ...later];
+}
+
+/**
+ * The lists the context is fused from, spread (see `spreadFiles`) when the placement asks for it. A
+ * spread list takes its hits from the deeper list (both are prefixes of one search), so a context of
+ * budget k holds the very chunks the ranking's first k entries do.
+ */
+function contextLists(c: Candidates, p: Placement): Partial<Record<Collection, SearchHit[]>> {
+  if (p.perFile === undefined) return c.lists;
+  return Object.fromEntries(
+    Object.entries(c.lists).map(([coll, hits]) => {
+      const deeper = c.deep[coll as Collection] ?? [];
+      return [coll, spreadFiles(deeper.length > hits.length ? deeper : hits, p.perFile!).slice(0, hits.length)];
+    }),
+  );
+}
+
+/** The ranking's lists, spread when the placement asks for it. */
+function rankingLists(c: Candidates, p: Placement): Partial<Record<Collection, SearchHit[]>> {
+  if (p.perFile === undefined) return c.deep;
+  return Object.fromEntries(Object.entries(c.deep).map(([coll, hits]) => [coll, spreadFiles(hits, p.perFile!)]));
 }
 
 /** Definitions of the names pasted text mentions come after this many files found by search, not first. */
@@ -86,13 +134,14 @@ function withLookups(c: Candidates, fused: Pick<FusionResult, 'ranked'>, lookups
 
 /** The context's candidates: the lists fused at budget `k`, lookups placed. */
 export function placeContext(c: Candidates, k: number, p: Placement): { fusion: FusionResult; ordered: Placed[] } {
-  const fusion = fuse(p.method, c.lists, c.weights, k, p.options);
+  const fusion = fuse(p.method, contextLists(c, p), c.weights, k, p.options);
   return { fusion, ordered: withLookups(c, fusion, p.lookupsAfter) };
 }
 
 /** The ranking to `depth` (see `Ranking`). */
 export function rankCandidates(c: Candidates, depth: number, p: Placement): Ranking {
-  const entered = entryOrder((k) => fuse(p.method, cutTo(c.deep, k), c.weights, k, p.options), depth);
+  const deep = rankingLists(c, p);
+  const entered = entryOrder((k) => fuse(p.method, cutTo(deep, k), c.weights, k, p.options), depth);
   return rankingOf(withLookups(c, entered, p.lookupsAfter), depth);
 }
 

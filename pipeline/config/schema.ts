@@ -255,6 +255,11 @@ export const configSchema = z
         minFit: z.number().min(0).max(1).default(PROPORTIONAL_DEFAULTS.minFit),
         /** RRF's rank constant (default: the fuser's own, rrf.ts). */
         rrfK: z.number().int().positive().default(RRF_DEFAULTS.k0),
+        /**
+         * At most this many chunks of one file in a collection's list before every other file of it has
+         * had a place (pipeline/answer/ranking.ts `spreadFiles`); unset: no limit.
+         */
+        perFile: z.number().int().min(1).max(50).optional(),
       })
       .strict(),
     answer: z

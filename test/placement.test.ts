@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { placeContext, placementOf, rankCandidates, spreadFiles, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
+import { loadConfig } from '../pipeline/config/load.ts';
+import type { Collection, SearchHit } from '../pipeline/types.ts';
+import { root } from './support/paths.ts';
+
+/**
+ * `fusion.perFile`: a file's hits past the first m wait until every other file of the collection has
+ * had a place, so a file that matches everywhere cannot fill a collection's slots.
+ */
+
+/** A hit of `path`, its id `<path>#<n>`, with a score falling down the list. */
+const hit = (collection: Collection, path: string, n: number, score: number): SearchHit => ({
+  chunk: { id: `${path}#${n}`, collection, text: path, title: path, citation: { path, startLine: n, endLine: n }, tokens: 1 },
+  score,
+  bm25: score,
+  dense: 0.8 + score / 10,
+  bm25Norm: score,
+  denseNorm: score,
+});
+
+/** Docs: the changelog matches first, four times over, then the page that answers. */
+const DOCS = [
+  hit('docs', 'changelog.rst', 1, 1),
+  hit('docs', 'changelog.rst', 2, 0.95),
+  hit('docs', 'changelog.rst', 3, 0.9),
+  hit('docs', 'changelog.rst', 4, 0.85),
+  hit('docs', 'how-to/skipping.rst', 1, 0.8),
+  hit('docs', 'how-to/skipping.rst', 2, 0.7),
+  hit('docs', 'reference.rst', 1, 0.6),
+];
+const CODE = [hit('code', 'src/skipping.py', 1, 1), hit('code', 'src/skipping.py', 2, 0.5), hit('code', 'src/main.py', 1, 0.4)];
+const ids = (hits: readonly { chunk: { id: string } }[]) => hits.map((h) => h.chunk.id);
+
+describe('spreadFiles', () => {
+  it("moves a file's hits past the first m after every other file's, each part in its order", () => {
+    expect(ids(spreadFiles(DOCS, 1))).toEqual([
+      'changelog.rst#1',
+      'how-to/skipping.rst#1',
+      'reference.rst#1',
+      'changelog.rst#2',
+      'changelog.rst#3',
+      'changelog.rst#4',
+      'how-to/skipping.rst#2',
+    ]);
+    expect(ids(spreadFiles(DOCS, 2))).toEqual([
+      'changelog.rst#1',
+      'changelog.rst#2',
+      'how-to/skipping.rst#1',
+      'how-to/skipping.rst#2',
+      'reference.rst#1',
+      'changelog.rst#3',
+      'changelog.rst#4',
+    ]);
+  });
+
+  it('keeps a list whose files are within the limit as it is, and loses no hit', () => {
+    expect(spreadFiles(DOCS, 4)).toEqual(DOCS);
+    expect(spreadFiles([], 1)).toEqual([]);
+    expect(new Set(ids(spreadFiles(DOCS, 1)))).toEqual(new Set(ids(DOCS)));
+  });
+});
+
+describe('placement with fusion.perFile', () => {
+  const candidates: Candidates = {
+    lists: { docs: DOCS.slice(0, 4), code: CODE.slice(0, 4) },
+    deep: { docs: DOCS, code: CODE },
+    lookedUp: [],
+    named: [],
+    weights: { docs: 1, code: 0.5, issues: 0 },
+    pasted: false,
+  };
+  const base: Placement = { method: 'proportional', options: {}, lookupsAfter: 0 };
+
+  it('reaches more pages in a context of the same size', () => {
+    const files = (p: Placement) => new Set(placeContext(candidates, 4, p).ordered.map((x) => x.chunk.citation.path));
+    expect(files(base)).not.toContain('how-to/skipping.rst');
+    // The context's lists are cut to the budget before placement: spreading works within them.
+    const spreadLists: Candidates = { ...candidates, lists: { docs: DOCS, code: CODE } };
+    const spreadFilesOf = (p: Placement) => new Set(placeContext(spreadLists, 4, p).ordered.map((x) => x.chunk.citation.path));
+    expect(spreadFilesOf({ ...base, perFile: 1 })).toContain('how-to/skipping.rst');
+  });
+
+  it('ranks the page behind a crowding file higher, and without a limit ranks as before', () => {
+    // Code as close as the docs: its second and third files enter while the docs' slots go to the changelog.
+    const even: Candidates = {
+      ...candidates,
+      deep: { docs: DOCS, code: [CODE[0]!, hit('code', 'src/main.py', 1, 0.9), hit('code', 'src/util.py', 1, 0.8)] },
+      weights: { docs: 1, code: 1, issues: 0 },
+    };
+    const rank = (p: Placement) => rankCandidates(even, 10, p).files;
+    expect(rank(base).indexOf('how-to/skipping.rst')).toBeGreaterThan(rank({ ...base, perFile: 1 }).indexOf('how-to/skipping.rst'));
+    expect(rank({ ...base, perFile: 50 })).toEqual(rank(base));
+  });
+
+  it('is read from the config, unset by default', () => {
+    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
+    expect(placementOf(config()).perFile).toBeUndefined();
+    expect(placementOf(config('fusion.perFile=2')).perFile).toBe(2);
+    expect(() => config('fusion.perFile=0')).toThrow(/perFile/);
+  });
+});
