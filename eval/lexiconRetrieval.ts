@@ -1,0 +1,114 @@
+/**
+ * Dictionary-based query translation for BM25 (#15 item 2) with a lexicon of software senses: IBM
+ * Model 1 (eval/lexicon/ibm1.ts) trained on the Spanish message catalogs of developer tools
+ * (eval/lexicon/catalogs.ts: ~31,000 message pairs from git, GCC, binutils, coreutils, Django, Sphinx,
+ * JupyterLab…), where Apertium's general dictionary gives other senses (`librería` → bookshop,
+ * `salida` → start, `saltarse` → jump; the lexicon: library, output, skip). Each Spanish content word
+ * is looked up as written, then by its Snowball stem; its translations are added to the BM25 text
+ * beside Apertium's translation. Docs collection alone, file Recall@k / Acc@1 per language, one run:
+ *   - today's BM25 (the translation) and hybrid, as `cita search --source docs` runs them;
+ *   - `+ lexicon`: the best sense of each word added; `+ senses`: every sense ≥ `--min`;
+ *   - `+ untranslated`: only words Apertium left as they were (unknown to it).
+ * The lexicon is built once into .cita/models/lexicon-es-en.json (`--rebuild` to build it again).
+ *
+ *   node --import tsx eval/lexiconRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--min 0.3] [--k 5] [--show]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { findRoot } from '../pipeline/config/load.ts';
+import { openInstance } from '../pipeline/instance.ts';
+import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { hybridCandidates } from '../pipeline/retrieval/search.ts';
+import { contentTerms, stem } from '../pipeline/text/analysis.ts';
+import { meanVector } from '../pipeline/vectors.ts';
+import { accuracyAt1 } from './metrics/accuracyAt1.ts';
+import { distinct, recallAtK } from './metrics/recallAtK.ts';
+import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
+import { catalogPairs } from './lexicon/catalogs.ts';
+import { lexiconOf, messageWords, trainIbm1, type Lexicon, type SentencePair } from './lexicon/ibm1.ts';
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: {
+    dataset: { type: 'string' },
+    split: { type: 'string' },
+    k: { type: 'string', default: '5' },
+    min: { type: 'string', default: '0.3' },
+    rebuild: { type: 'boolean' },
+    show: { type: 'boolean' },
+  },
+});
+const root = findRoot();
+const k = Number(values.k);
+const min = Number(values.min);
+
+/** The lexicon by word as written and by Snowball stem, built from the catalogs once. */
+function loadLexicon(): { words: Lexicon; stems: Lexicon; pairs: number } {
+  const file = path.join(root, '.cita/models/lexicon-es-en.json');
+  if (!values.rebuild && fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as { words: Lexicon; stems: Lexicon; pairs: number };
+  const started = process.cpuUsage();
+  const messages = catalogPairs(path.join(root, '.cita/cache/lexicon'), (m) => console.error(m));
+  const pairs: SentencePair[] = messages
+    .map((m) => ({ source: messageWords(m.translation), target: messageWords(m.source) }))
+    .filter((p) => p.source.length > 0 && p.target.length > 0 && p.source.length <= 40 && p.target.length <= 40);
+  const stemmed = pairs.map((p) => ({ ...p, source: p.source.map((w) => stem(w, 'es')) }));
+  const built = { pairs: pairs.length, words: lexiconOf(trainIbm1(pairs), pairs), stems: lexiconOf(trainIbm1(stemmed), stemmed) };
+  const cpu = process.cpuUsage(started);
+  console.error(`lexicon: ${pairs.length} message pairs, ${Object.keys(built.words).length} words, ${Object.keys(built.stems).length} stems (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU)`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(built));
+  return built;
+}
+
+const lexicon = loadLexicon();
+
+/** English senses of a Spanish question's content words: `best` of each, or `all` ≥ min; `untranslated`: only words the translation kept as they were. */
+function gloss(question: string, mode: 'best' | 'all' | 'untranslated', translation = ''): string[] {
+  const kept = new Set(translation.toLowerCase().match(/\p{L}+/gu) ?? []);
+  const out: string[] = [];
+  for (const word of question.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    if (contentTerms(word, 'es').size === 0) continue; // a stopword
+    if (mode === 'untranslated' && !kept.has(word)) continue;
+    const senses = (lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []).filter(([, p]) => p >= min);
+    out.push(...(mode === 'all' ? senses : senses.slice(0, 1)).map(([e]) => e));
+  }
+  return out;
+}
+
+const questions = answerableQuestions(values.dataset, values.split, root);
+const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
+const alpha = config.retrieval.hybrid.alpha;
+const files = async (text: string, vector: Float32Array | undefined, a: number) => distinct((await hybridCandidates(store, vector, 'docs', text, 50, a)).map((h) => h.chunk.citation.path));
+
+const rows: ModeRow[] = [];
+for (const q of questions) {
+  const translation = await translationOf(config, q);
+  const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, translation ?? q.question]);
+  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  const vector = meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!)));
+  const with_ = (extra: string[]) => (extra.length ? `${plan.bm25}\n${extra.join(' ')}` : plan.bm25);
+  const spanish = q.lang === 'es';
+  const best = spanish ? gloss(q.question, 'best') : [];
+  const all = spanish ? gloss(q.question, 'all') : [];
+  const untranslated = spanish ? gloss(q.question, 'untranslated', translation) : [];
+  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}`);
+  const modes: Record<string, () => Promise<string[]>> = {
+    'bm25 (today)': () => files(plan.bm25, undefined, 0),
+    'bm25 + lexicon': () => files(with_(best), undefined, 0),
+    'bm25 + senses': () => files(with_(all), undefined, 0),
+    'hybrid (today)': () => files(plan.bm25, vector, alpha),
+    'hybrid + lexicon': () => files(with_(best), vector, alpha),
+    'hybrid + senses': () => files(with_(all), vector, alpha),
+    'hybrid + untranslated': () => files(with_(untranslated), vector, alpha),
+  };
+  for (const [mode, run] of Object.entries(modes)) {
+    const ranked = await run();
+    rows.push({ lang: q.lang, mode, recall: recallAtK(ranked, q.gold.files, k), acc1: accuracyAt1(ranked, q.gold.files) });
+  }
+}
+console.log(`docs collection, ${questions.length} questions, lexicon of ${lexicon.pairs} message pairs, senses ≥ ${min}`);
+for (const line of modeTable(rows, k)) console.log(line);
+await close();
+process.exit(0);
