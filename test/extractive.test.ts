@@ -187,10 +187,10 @@ describe('ExtractiveGenerator', () => {
     expectVerbatim(answer.text, ctx);
   });
 
-  it('draws on two blocks when two qualify, within the sentence and character limits', () => {
+  it('spread: blocks draws on two blocks when two qualify, within the sentence and character limits', () => {
     const q = 'How do I skip a test?';
     const ctx = context(q, 'en', skipFunctions, intro);
-    const three = extractiveAnswer(q, ctx, { maxSentences: 2 });
+    const three = extractiveAnswer(q, ctx, { maxSentences: 2, spread: 'blocks' });
     // Two quotes, one per block, and the code line that follows the best one (block 1).
     expect(parseMarkers(three.text)).toEqual([1, 1, 2]);
     expect(three.text).toContain('- `@pytest.mark.skip(reason="no way of currently testing this")` [1]');
@@ -334,6 +334,22 @@ describe('relevance by meaning', () => {
     // Sentences far below the best (more than the margin) are left out.
     expect(answer.text).not.toContain('Common examples');
     expectVerbatim(answer.text, ctx);
+  });
+
+  it('answer.generator.spread: pages (the default) takes each next quote from a page not quoted yet', () => {
+    const usage: Chunk = (() => {
+      const citation: Citation = { path: 'doc/en/how-to/usage.rst', startLine: 10, endLine: 10, headings: ['How to invoke pytest'] };
+      const text = docChunkText(docHeader(citation.path, citation.headings!), 'You can deselect a test function on the command line with the -k option.');
+      return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'How to invoke pytest', citation, tokens: 0 };
+    })();
+    // Two blocks of one page, then another page; the other page's sentence is the lowest that qualifies.
+    const three = context(q, 'es', skipFunctions, intro, usage);
+    const scores = meaning({ 'The simplest way': 0.9, 'A **skip** means': 0.895, 'You can deselect': 0.885 });
+    const pages = (spread?: 'blocks' | 'pages') =>
+      new Set(parseMarkers(extractiveAnswer(q, three, { maxSentences: 2, ...(spread ? { spread } : {}) }, scores).text).map((m) => three.blocks[m - 1]!.citation.path));
+    expect(pages()).toEqual(new Set([DOC, 'doc/en/how-to/usage.rst']));
+    expect(pages('blocks')).toEqual(new Set([DOC]));
+    expect(pages('pages')).toEqual(new Set([DOC, 'doc/en/how-to/usage.rst']));
   });
 
   it('abstains when no sentence reaches the threshold, whatever words it shares', () => {

@@ -293,6 +293,11 @@ export const configSchema = z
              * question's own words where the translator got them wrong).
              */
             meaningQuery: z.enum(['translation', 'both']).optional(),
+            /**
+             * extractive: `pages` (default) takes each next quote from a page not quoted yet while one
+             * qualifies; `blocks` quotes the best sentence, then the best of another block, then the rest by score.
+             */
+            spread: z.enum(['blocks', 'pages']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

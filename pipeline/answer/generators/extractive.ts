@@ -30,7 +30,7 @@ export interface ExtractiveOptions {
   maxSentences?: number;
   /** Most characters of quoted text; default 700. */
   maxChars?: number;
-  /** Blocks to quote from when enough sentences qualify; default 2. */
+  /** `spread: blocks`: blocks to quote from when enough sentences qualify; default 2. */
   minBlocks?: number;
   /** Least share (0–1, by weight) of the question's content words a sentence must hold (lexical mode); default 0.34. */
   minCoverage?: number;
@@ -45,6 +45,11 @@ export interface ExtractiveOptions {
   semanticBlocks?: number;
   /** By meaning, a translated question: compare sentences with the `translation` or with `both` (mean vector). */
   meaningQuery?: 'translation' | 'both';
+  /**
+   * `pages` (default): each next quote from a page (file) not quoted yet while one qualifies, then the
+   * rest by score; `blocks`: the best quote, then the best of another block (up to `minBlocks`), then the rest.
+   */
+  spread?: 'blocks' | 'pages';
   /** Most files a "where" answer lists. */
   whereFiles?: number;
   /**
@@ -67,6 +72,10 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // so an answer takes as many turns at the model as 6 / 0.04 did (4.7 calls per pytest dev answer).
   margin: 0.08,
   semanticBlocks: 12,
+  // pages: 8 more answers right over pytest's dev and held-out halves and none fewer (held out 69.4 →
+  // 73.1%, en +4.2, es +3.2 pp; p = 0.063 before correction; Black unchanged): the best sentence of
+  // another page often beats a second one of the page already quoted at holding the answer.
+  spread: 'pages',
   whereFiles: 3,
   unknownNames: 'abstain',
   // both: 4 more Spanish answers right over the dev and held-out halves of pytest, none fewer (Black
@@ -343,7 +352,7 @@ function eligible(scored: Scored[], options: Required<ExtractiveOptions>, byMean
  * `minBlocks` blocks when enough qualify), then the rest by score, within the sentence and
  * character limits; returned in reading order (block, then position).
  */
-function selectQuotes(candidates: Scored[], options: Required<ExtractiveOptions>): Scored[] {
+function selectQuotes(candidates: Scored[], options: Required<ExtractiveOptions>, pageOf: (marker: number) => string): Scored[] {
   const chosen: Scored[] = [];
   const seen = new Set<string>();
   let chars = 0;
@@ -355,12 +364,17 @@ function selectQuotes(candidates: Scored[], options: Required<ExtractiveOptions>
     chars += c.quote.length;
     return true;
   };
-  for (;;) {
-    const blocks = new Set(chosen.map((c) => c.marker));
-    if (blocks.size >= options.minBlocks) break;
-    const next = candidates.find((c) => !blocks.has(c.marker) && take(c));
-    if (!next) break;
-  }
+  // A quote from a part (block, or page) no chosen quote comes from, best first, while one fits.
+  const spreadOver = (partOf: (c: Scored) => string, enough: (parts: number) => boolean) => {
+    for (;;) {
+      const parts = new Set(chosen.map(partOf));
+      if (enough(parts.size)) break;
+      const next = candidates.find((c) => !parts.has(partOf(c)) && take(c));
+      if (!next) break;
+    }
+  };
+  if (options.spread === 'pages') spreadOver((c) => pageOf(c.marker), () => chosen.length >= options.maxSentences);
+  else spreadOver((c) => String(c.marker), (n) => n >= options.minBlocks);
   for (const c of candidates) if (!chosen.includes(c)) take(c);
   return chosen.sort((a, b) => a.marker - b.marker || a.offset - b.offset);
 }
@@ -500,7 +514,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   }
   const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight);
   const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined);
-  const chosen = selectQuotes(pool, opts);
+  const chosen = selectQuotes(pool, opts, (m) => context.blocks[m - 1]!.citation.path);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
   const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
   if (opts.unknownNames === 'abstain-unquoted' && docsLed) {

@@ -20,6 +20,7 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
     ...(config.margin !== undefined ? { margin: config.margin } : {}),
     ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
+    ...(config.spread !== undefined ? { spread: config.spread } : {}),
   };
 }
 
