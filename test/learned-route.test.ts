@@ -46,6 +46,23 @@ describe('routeFeatures', () => {
     expect(f['top:dense']).toBeCloseTo(20 * (0.85 - 0.88), 10);
   });
 
+  it('tells error words asked about from those of pasted text and of an issue reference', () => {
+    const fits = { docs: fit(0.5, 0.5), code: fit(0.5, 0.5), issues: fit(0, 0) } as Record<Collection, CollectionFit>;
+    const features = (q: string) => routeFeatures(route(q), fits, { docs: null, code: null, issues: null });
+    const asked = features('How do I show local variables in the traceback when a test fails?');
+    expect(asked).toMatchObject({ 'rule:error phrasing': 1, 'rule:error phrasing, asked': 1 });
+    expect(asked.pasted).toBeUndefined();
+    const issue = features('Where is the bug from issue #5103 fixed?');
+    expect(issue).toMatchObject({ 'rule:error phrasing': 1, 'rule:issue reference': 1 });
+    expect(issue['rule:error phrasing, asked']).toBeUndefined();
+    const pasted = features(`assert fails with a traceback\n${'Traceback (most recent call last): File "t.py", line 3, in test_x\n'.repeat(12)}AssertionError`);
+    expect(pasted).toMatchObject({ 'rule:error phrasing': 1, pasted: 1 });
+    expect(pasted['rule:error phrasing, asked']).toBeUndefined();
+    // A model that does not name the new features reads the same as before them.
+    const old = { intercept: 0.5, coefficients: { 'rule:error phrasing': -1.5, 'fit:dense': 1 } };
+    expect(docsProbability(old, asked)).toBeCloseTo(1 / (1 + Math.exp(-(0.5 - 1.5))), 12);
+  });
+
   it('topDense takes each collection’s best dense similarity, null without one', () => {
     const hit = (dense: number | null) => ({ dense }) as SearchHit;
     expect(topDense({ docs: [hit(0.8), hit(0.9)], code: [hit(null)] })).toEqual({ docs: 0.9, code: null, issues: null });

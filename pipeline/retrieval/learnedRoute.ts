@@ -32,9 +32,17 @@ export interface RouterModel {
  * the language: which collection answers is a matter of what is asked, and a language feature would
  * learn only how a dataset happens to mix its questions.
  */
-export function routeFeatures(route: Pick<Route, 'fired'>, fits: Record<Collection, CollectionFit>, topDense: Record<Collection, number | null>): Record<string, number> {
+export function routeFeatures(route: Pick<Route, 'fired' | 'pasted'>, fits: Record<Collection, CollectionFit>, topDense: Record<Collection, number | null>): Record<string, number> {
   const features: Record<string, number> = {};
   for (const name of route.fired) features[`rule:${name}`] = 1;
+  // Error words asked about, apart from those of pasted text (an issue, a traceback: mentioned, not
+  // asked about) and of a question that references an issue ("where is the bug from #N?": the issue's
+  // words). Counted together, the pasted issues and issue references of the training questions teach
+  // the model that error words mean code, and a typed how-to question about tracebacks or failing
+  // tests goes to code; a model that names these two features instead of `rule:error phrasing` tells
+  // them apart (eval/trainRouter.ts --exclude "rule:error phrasing").
+  if (route.fired.includes('error phrasing') && !route.pasted && !route.fired.includes('issue reference')) features['rule:error phrasing, asked'] = 1;
+  if (route.pasted) features['pasted'] = 1;
   // Differences docs − code: > 0 when the docs fit the question better. A part absent on one side
   // (no candidates with that score) says nothing, so it counts 0.
   const diff = (a: number | null, b: number | null) => (a === null || b === null ? 0 : a - b);
@@ -64,7 +72,7 @@ export function topDense(lists: Partial<Record<Collection, SearchHit[]>>): Recor
 }
 
 /** The model's features for a question whose collections were searched: measured on each list's first `EVIDENCE_DEPTH` hits. */
-export function evidenceFeatures(route: Pick<Route, 'fired'>, lists: Partial<Record<Collection, SearchHit[]>>): Record<string, number> {
+export function evidenceFeatures(route: Pick<Route, 'fired' | 'pasted'>, lists: Partial<Record<Collection, SearchHit[]>>): Record<string, number> {
   const evidence = evidenceOf(lists);
   return routeFeatures(route, collectionFits(evidence), topDense(evidence));
 }
