@@ -348,9 +348,10 @@ function eligible(scored: Scored[], options: Required<ExtractiveOptions>, byMean
 }
 
 /**
- * The quotes of the answer: the best, then the best of another block (so the answer draws on
- * `minBlocks` blocks when enough qualify), then the rest by score, within the sentence and
- * character limits; returned in reading order (block, then position).
+ * The quotes of the answer: the best, then (`spread: pages`) the best of each page not quoted yet
+ * while one qualifies, or (`blocks`) the best of another block until `minBlocks` blocks are quoted;
+ * then the rest by score, within the sentence and character limits; returned in reading order
+ * (block, then position).
  */
 function selectQuotes(candidates: Scored[], options: Required<ExtractiveOptions>, pageOf: (marker: number) => string): Scored[] {
   const chosen: Scored[] = [];
