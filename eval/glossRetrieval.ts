@@ -34,6 +34,7 @@ import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
+import { BM25_WEIGHTS, FTS_TOKENIZER } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { minMax } from '../pipeline/retrieval/hybrid.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
 import { expandIdentifiers, ftsMatch, ftsTerms } from '../pipeline/text/codeTokens.ts';
@@ -188,7 +189,7 @@ const glossBm25 = (question: string, n: number) => glossIndex([...contentTerms(q
  */
 function ftsGlossIndex(stemmed: boolean): (question: string, n: number) => { chunk: Chunk; score: number }[] {
   const db = new Database(':memory:');
-  db.exec(`CREATE VIRTUAL TABLE g USING fts5 (title, text, identifiers, tokenize = "unicode61 remove_diacritics 2 tokenchars '_'")`);
+  db.exec(`CREATE VIRTUAL TABLE g USING fts5 (title, text, identifiers, tokenize = "${FTS_TOKENIZER}")`);
   const prep = (t: string) => (stemmed ? termList(t, glossLanguage).join(' ') : t);
   const insert = db.prepare('INSERT INTO g (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)');
   db.transaction(() =>
@@ -198,7 +199,7 @@ function ftsGlossIndex(stemmed: boolean): (question: string, n: number) => { chu
       insert.run(i, prep(text.split('\n')[0]!), prep(text), expandIdentifiers(text));
     }),
   )();
-  const search = db.prepare(`SELECT rowid AS i, -bm25(g, 2.0, 1.0, 1.0) AS score FROM g WHERE g MATCH ? ORDER BY score DESC, rowid LIMIT ?`);
+  const search = db.prepare(`SELECT rowid AS i, -bm25(g, ${BM25_WEIGHTS.join(', ')}) AS score FROM g WHERE g MATCH ? ORDER BY score DESC, rowid LIMIT ?`);
   return (question, n) => {
     const match = ftsMatch(stemmed ? [...contentTerms(question, glossLanguage)] : ftsTerms(question));
     if (match === '') return [];
