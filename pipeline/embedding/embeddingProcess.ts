@@ -22,6 +22,8 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'embedding
 // working directory's tsconfig resolve from there, where neither need exist).
 const TSX = import.meta.resolve('tsx');
 const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
+/** How long a failed send waits for the process's exit to say why, before it reports the send's own error. */
+const EXIT_GRACE_MS = 1000;
 
 /** What the child needs to open the model: an embedder config with nothing that cannot cross processes. */
 export type ChildConfig = Omit<EmbedderConfig, 'log' | 'isolate'>;
@@ -106,7 +108,13 @@ export class ProcessEmbedder implements Embedder {
     return new Promise<Float32Array[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       child.proc.send({ id, kind, texts }, (err) => {
-        if (err && this.pending.delete(id)) reject(new ModelProcessError(`${this.name}: could not reach the embedding process: ${err.message}`));
+        if (!err) return;
+        // A channel that breaks under a send is mostly a process that is dying: its exit, which says why
+        // (killed by a signal, an exit code), rejects the request; this error only when no exit follows.
+        const timer = setTimeout(() => {
+          if (this.pending.delete(id)) reject(new ModelProcessError(`${this.name}: could not reach the embedding process: ${err.message}`));
+        }, EXIT_GRACE_MS);
+        child.proc.once('exit', () => clearTimeout(timer));
       });
     });
   }
