@@ -1,12 +1,16 @@
 import path from 'node:path';
 import { loadDataset, type EvalQuestion } from '../datasets/questions.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
-import { translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { translateQuestion, type QueryPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { hybridCandidates } from '../pipeline/retrieval/search.ts';
+import type { Store } from '../pipeline/store/store.ts';
+import { meanVector } from '../pipeline/vectors.ts';
+import { distinct } from './metrics/recallAtK.ts';
 
 /**
  * The answerable questions with gold files of a cita-format dataset file, of one split or all: what
  * the docs-retrieval experiments (docsRetrieval, docsRankings, glossRetrieval, sparseRetrieval,
- * prfRetrieval, sentenceRerank, stemRetrieval) score.
+ * prfRetrieval, sentenceRerank, stemRetrieval, lexiconRetrieval) score.
  */
 export function answerableQuestions(file: string | undefined, split: string | undefined, root: string): EvalQuestion[] {
   if (!file) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
@@ -21,6 +25,19 @@ export function answerableQuestions(file: string | undefined, split: string | un
  */
 export async function translationOf(config: Pick<CitaConfig, 'languages' | 'retrieval'>, q: EvalQuestion): Promise<string | undefined> {
   return q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+}
+
+/**
+ * The dense side's query vector of a search plan: the mean of the vectors of the texts it names, the
+ * question as asked (`asked`) or its translation (`translated`), as `cita search` embeds them.
+ */
+export function planVector(plan: QueryPlan, question: string, asked: Float32Array, translated: Float32Array): Float32Array {
+  return meanVector(plan.dense.map((d) => (d === question ? asked : translated)));
+}
+
+/** The distinct files of the docs collection's hybrid ranking (BM25 over `text`, dense by `vector`, weight `alpha`), `depth` chunks deep. */
+export async function docsFiles(store: Store, text: string, vector: Float32Array | undefined, alpha: number, depth = 50): Promise<string[]> {
+  return distinct((await hybridCandidates(store, vector, 'docs', text, depth, alpha)).map((h) => h.chunk.citation.path));
 }
 
 /** One question's file Recall@k and Acc@1 under one retrieval mode. */

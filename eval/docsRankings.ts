@@ -11,10 +11,7 @@ import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
-import { meanVector } from '../pipeline/vectors.ts';
-import { hybridCandidates } from '../pipeline/retrieval/search.ts';
-import { distinct } from './metrics/recallAtK.ts';
-import { answerableQuestions, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, planVector, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -28,10 +25,7 @@ const { config, embedder, store, close } = await openInstance(instance, { purpos
 const alpha = config.retrieval.hybrid.alpha;
 const depth = 50;
 
-async function files(text: string, vector: Float32Array | undefined, a: number): Promise<string[]> {
-  const hits = await hybridCandidates(store, vector, 'docs', text, depth, a);
-  return distinct(hits.map((h) => h.chunk.citation.path));
-}
+const files = (text: string, vector: Float32Array | undefined, a: number) => docsFiles(store, text, vector, a, depth);
 
 const out = [];
 for (const q of questions) {
@@ -46,7 +40,7 @@ for (const q of questions) {
     question: q.question,
     translation: t,
     gold: q.gold.files,
-    hybrid: await files(plan.bm25, meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!))), alpha),
+    hybrid: await files(plan.bm25, planVector(plan, q.question, vOriginal!, vTranslated!), alpha),
     denseAsked: await files('', vOriginal, 1),
   });
 }

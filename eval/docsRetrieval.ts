@@ -16,10 +16,9 @@ import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { embedderOptions, openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
-import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
-import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
+import { recallAtK } from './metrics/recallAtK.ts';
+import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -53,7 +52,7 @@ for (const q of questions) {
     'dense asked': () => files('', vOriginal, 1),
     'dense translated': () => files('', vTranslated, 1),
     'dense mean': () => files('', meanVector([vOriginal!, vTranslated!]), 1),
-    hybrid: () => files(plan.bm25, meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!))), alpha),
+    hybrid: () => files(plan.bm25, planVector(plan, q.question, vOriginal!, vTranslated!), alpha),
   };
   for (const p of prefixed) {
     const [o, tr] = await p.embedder.embedQueries([q.question, t]);
@@ -67,9 +66,8 @@ for (const q of questions) {
   }
 }
 
-async function files(text: string, vector: Float32Array | undefined, a: number): Promise<string[]> {
-  const hits = await hybridCandidates(store, vector, 'docs', text, depth, a);
-  return distinct(hits.map((h) => h.chunk.citation.path));
+function files(text: string, vector: Float32Array | undefined, a: number): Promise<string[]> {
+  return docsFiles(store, text, vector, a, depth);
 }
 
 if (values.json) {

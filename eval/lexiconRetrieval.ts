@@ -19,12 +19,10 @@ import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
-import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { contentTerms, stem } from '../pipeline/text/analysis.ts';
-import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
-import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
+import { recallAtK } from './metrics/recallAtK.ts';
+import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
 import { catalogPairs } from './lexicon/catalogs.ts';
 import { lexiconOf, messageWords, trainIbm1, type Lexicon, type SentencePair } from './lexicon/ibm1.ts';
 
@@ -80,14 +78,14 @@ function gloss(question: string, mode: 'best' | 'all' | 'untranslated', translat
 const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
 const alpha = config.retrieval.hybrid.alpha;
-const files = async (text: string, vector: Float32Array | undefined, a: number) => distinct((await hybridCandidates(store, vector, 'docs', text, 50, a)).map((h) => h.chunk.citation.path));
+const files = (text: string, vector: Float32Array | undefined, a: number) => docsFiles(store, text, vector, a);
 
 const rows: ModeRow[] = [];
 for (const q of questions) {
   const translation = await translationOf(config, q);
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, translation ?? q.question]);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
-  const vector = meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!)));
+  const vector = planVector(plan, q.question, vOriginal!, vTranslated!);
   const with_ = (extra: string[]) => (extra.length ? `${plan.bm25}\n${extra.join(' ')}` : plan.bm25);
   const spanish = q.lang === 'es';
   const best = spanish ? gloss(q.question, 'best') : [];

@@ -21,7 +21,7 @@ import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { cosine, meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -60,7 +60,7 @@ for (const q of questions) {
   const translation = await translationOf(config, q);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const [vq, vt] = await embedder.embedQueries(translation ? [q.question, translation] : [q.question]);
-  const denseQuery = meanVector(plan.dense.map((d) => (d === q.question ? vq! : vt!)));
+  const denseQuery = planVector(plan, q.question, vq!, vt!);
   const meaning = vt ? meanVector([vq!, vt]) : vq!;
   const hits = await hybridCandidates(store, denseQuery, 'docs', plan.bm25, depth, config.retrieval.hybrid.alpha);
   const perHit = hits.map((h) => sentences(h.chunk));

