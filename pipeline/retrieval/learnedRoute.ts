@@ -28,7 +28,8 @@ export interface RouterModel {
 }
 
 /**
- * What the model reads, by name: one per router rule (1 when it fired) and the fit differences. Not
+ * What the model reads, by name: one per router rule (1 when it fired), the error words asked about
+ * and pasted text (below), and the fit differences. Not
  * the language: which collection answers is a matter of what is asked, and a language feature would
  * learn only how a dataset happens to mix its questions.
  */
