@@ -89,6 +89,17 @@ describe('cita ask', () => {
     expect(r.context.blocks[0]).toMatchObject({ citation: { path: 'src/loader.py', symbol: 'parse_config' }, scores: { via: 'lookup' } });
   });
 
+  it('looks a qualified name up only where its qualifier leads (retrieval.definitions)', () => {
+    const byModule = askJson('what does `loader.parse_config` do?');
+    expect(byModule.route.lookups.symbols).toEqual(['loader.parse_config', 'parse_config']);
+    expect(byModule.context.blocks[0]).toMatchObject({ citation: { path: 'src/loader.py', symbol: 'parse_config' }, scores: { via: 'lookup' } });
+    // Another module's parse_config is not this one: nothing is placed ahead of search…
+    const other = askJson('what does `yaml.parse_config` do?');
+    expect(other.context.blocks.filter((b: { scores: { via: string } }) => b.scores.via === 'lookup')).toEqual([]);
+    // …as the earlier rule did, taking the last part alone.
+    expect(askJson('what does `yaml.parse_config` do?', '--set', 'retrieval.definitions=first').context.blocks[0].scores.via).toBe('lookup');
+  });
+
   it('with retrieval.lookupsAfter=1 puts the definition after the first file search finds', () => {
     const r = askJson('what does parse_config do?', '--set', 'retrieval.lookupsAfter=1');
     const blocks = r.context.blocks as { citation: { path: string; symbol?: string }; scores: { via: string; collection: string } }[];

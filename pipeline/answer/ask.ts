@@ -12,6 +12,7 @@ import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
+import { pickDefinition, writtenNames, type WrittenName } from './namedLookups.ts';
 import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
@@ -95,6 +96,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   // (`retrieval.lookupsAfter`), or after the first three when the name is only mentioned in pasted text.
   const lookedUp: Placed[] = [];
   const named: Placed[] = [];
+  const definitions: { written: WrittenName; chunks: Chunk[] }[] = [];
   const issueChunks: Chunk[] = [];
   await time('lookup', async () => {
     for (const n of route.lookups.issues) {
@@ -102,16 +104,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       issueChunks.push(...chunks);
       for (const chunk of chunks.slice(0, 3)) lookedUp.push({ chunk, scores: { collection: 'issues', fused: 1, bm25: null, dense: null, via: 'lookup' } });
     }
-    // A question that names a symbol wants its definition near the top; a pasted issue or traceback
-    // names dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded.
-    let symbolChunks = 0;
-    for (const name of route.lookups.symbols) {
-      if (symbolChunks >= SYMBOL_LOOKUPS) break;
-      const [chunk] = await store.lookupSymbol(name);
-      if (!chunk) continue;
-      named.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
-      symbolChunks++;
-    }
+    for (const written of writtenNames(route.lookups.symbols)) definitions.push({ written, chunks: await store.lookupSymbol(written.name) });
   });
 
   // A question in another language than the corpus is translated for the retrievers that match words.
@@ -157,6 +150,21 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       found[c] = hits;
     }
   });
+
+  // A question that names a symbol wants its definition near the top; a pasted issue or traceback
+  // names dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded;
+  // of a name's several definitions, the one search ranks highest (namedLookups.ts).
+  const searchedFiles = (chunk: Chunk) => [...new Set((deep[chunk.collection] ?? []).map((h) => h.chunk.citation.path ?? ''))];
+  const foundNames = new Set<string>();
+  const searched = config.retrieval.definitions === 'searched';
+  for (const { written, chunks } of definitions) {
+    if (named.length >= SYMBOL_LOOKUPS) break;
+    if (searched && written.fallbackOf !== undefined && foundNames.has(written.fallbackOf)) continue;
+    const chunk = searched ? pickDefinition(written, chunks, searchedFiles) : chunks[0];
+    if (!chunk) continue;
+    named.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
+    foundNames.add(written.name);
+  }
 
   // The learned route weighs docs against code once the fits are known (retrieval done).
   if (config.retrieval.router.kind === 'learned') {

@@ -191,6 +191,14 @@ export const configSchema = z
          */
         lookupsAfter: z.number().int().min(0).max(50).default(0),
         /**
+         * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
+         * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
+         * none, not `TerminalWriter.sep`), of several the one whose file search ranks highest, and a
+         * dotted name's last part only when the whole found nothing. `first`: the store's first (by
+         * path), every name the router lists.
+         */
+        definitions: z.enum(['searched', 'first']).default('searched'),
+        /**
          * `maxTerms`: BM25 searches a question of more distinct terms (a pasted issue) with only this
          * many, those of lowest document frequency in the collection searched (pipeline/store/shared.ts,
          * `selectTerms`); 0: every term. Both stores prune alike. `commonCutoff`: Lucene's common-terms
