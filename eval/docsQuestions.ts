@@ -10,7 +10,7 @@ import { distinct } from './metrics/recallAtK.ts';
 /**
  * The answerable questions with gold files of a cita-format dataset file, of one split or all: what
  * the docs-retrieval experiments (docsRetrieval, docsRankings, glossRetrieval, sparseRetrieval,
- * prfRetrieval, sentenceRerank, stemRetrieval, lexiconRetrieval) score.
+ * prfRetrieval, sentenceRerank, stemRetrieval, lexiconRetrieval, alignRetrieval, titleRetrieval) score.
  */
 export function answerableQuestions(file: string | undefined, split: string | undefined, root: string): EvalQuestion[] {
   if (!file) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');

@@ -8,7 +8,9 @@
  * beside Apertium's translation. Docs collection alone, file Recall@k / Acc@1 per language, one run:
  *   - today's BM25 (the translation) and hybrid, as `cita search --source docs` runs them;
  *   - `+ lexicon`: the best sense of each word added; `+ senses`: every sense ≥ `--min`;
- *   - `+ untranslated`: only words Apertium left as they were (unknown to it).
+ *   - `+ untranslated`: only words Apertium left as they were (unknown to it);
+ *   - `+ repaired`: only words whose translation the docs never use (each word translated alone; none
+ *     of its English words occurs in the collection), by their best sense that does occur.
  * The lexicon is built once into .cita/models/lexicon-es-en.json (`--rebuild` to build it again).
  *
  *   node --import tsx eval/lexiconRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--min 0.3] [--k 5] [--show]
@@ -20,6 +22,7 @@ import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { contentTerms, stem } from '../pipeline/text/analysis.ts';
+import { translatorFor } from '../pipeline/text/translate.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
@@ -77,6 +80,30 @@ function gloss(question: string, mode: 'best' | 'all' | 'untranslated', translat
 
 const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
+const translator = translatorFor(config.languages.translator);
+const seen = new Map<string, boolean>();
+/** Whether the docs collection holds the word (a BM25 hit: its document frequency is not 0). */
+async function inDocs(word: string): Promise<boolean> {
+  if (!seen.has(word)) seen.set(word, (await store.bm25('docs', word, 1)).length > 0);
+  return seen.get(word)!;
+}
+
+/** The `+ repaired` senses: for each content word whose translation alone has no word the docs hold, its most probable sense they do hold. */
+async function repairs(question: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const word of question.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    if (contentTerms(word, 'es').size === 0) continue;
+    const alone = (await translator!.translate(word, 'es', config.languages.corpus)).toLowerCase().match(/\p{L}+/gu) ?? [];
+    if ((await Promise.all(alone.map(inDocs))).some(Boolean)) continue;
+    for (const [sense, p] of lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []) {
+      if (p >= min && (await inDocs(sense))) {
+        out.push(sense);
+        break;
+      }
+    }
+  }
+  return out;
+}
 const alpha = config.retrieval.hybrid.alpha;
 const files = (text: string, vector: Float32Array | undefined, a: number) => docsFiles(store, text, vector, a);
 
@@ -91,7 +118,8 @@ for (const q of questions) {
   const best = spanish ? gloss(q.question, 'best') : [];
   const all = spanish ? gloss(q.question, 'all') : [];
   const untranslated = spanish ? gloss(q.question, 'untranslated', translation) : [];
-  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}`);
+  const repaired = spanish ? await repairs(q.question) : [];
+  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}\n  repaired: ${repaired.join(' ')}`);
   const modes: Record<string, () => Promise<string[]>> = {
     'bm25 (today)': () => files(plan.bm25, undefined, 0),
     'bm25 + lexicon': () => files(with_(best), undefined, 0),
@@ -100,10 +128,13 @@ for (const q of questions) {
     'hybrid + lexicon': () => files(with_(best), vector, alpha),
     'hybrid + senses': () => files(with_(all), vector, alpha),
     'hybrid + untranslated': () => files(with_(untranslated), vector, alpha),
+    'bm25 + repaired': () => files(with_(repaired), undefined, 0),
+    'hybrid + repaired': () => files(with_(repaired), vector, alpha),
   };
   for (const [mode, run] of Object.entries(modes)) {
     const ranked = await run();
     rows.push({ lang: q.lang, mode, recall: recallAtK(ranked, q.gold.files, k), acc1: accuracyAt1(ranked, q.gold.files) });
+    if (values.show && spanish) console.error(`  ${mode}: ${ranked.slice(0, k).map((f) => (q.gold.files.includes(f) ? `[${f}]` : f)).join(' ')}`);
   }
 }
 console.log(`docs collection, ${questions.length} questions, lexicon of ${lexicon.pairs} message pairs, senses ≥ ${min}`);
