@@ -10,12 +10,15 @@
  *   - out of the dense side (each body embedded alone, as a passage), BM25 as today;
  *   - out of both;
  *   - glossed in the dense side: the headings also in the question language (`--gloss es`, Apertium
- *     from the corpus language), after the header of each embedded text; BM25 as today.
+ *     from the corpus language), after the header of each embedded text; BM25 as today;
+ *   - the header as a second dense field (`--header-weights 0.25,0.5`): a chunk's dense score is
+ *     (1 − w) × its cosine to the question + w × its header's (embedded alone); `mixed`: the two
+ *     vectors mixed into one by the same weights, then scaled to unit length.
  * The variants are in-memory SQLite stores filled from the index's docs chunks; the bodies' vectors
  * go through the instance's vector cache (the first run embeds them: about a tenth of a CPU-second
  * per chunk).
  *
- *   node --import tsx eval/titleRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5]
+ *   node --import tsx eval/titleRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--gloss es] [--header-weights 0.25,0.5]
  */
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
@@ -26,7 +29,7 @@ import { convexCombination } from '../pipeline/retrieval/hybrid.ts';
 import { bm25Options } from '../pipeline/store/backend.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { translatorFor, type Language } from '../pipeline/text/translate.ts';
-import type { Chunk, StoredChunk } from '../pipeline/types.ts';
+import type { Chunk, ScoredChunk, StoredChunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
@@ -34,15 +37,17 @@ import { answerableQuestions, modeTable, planVector, translationOf, type ModeRow
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, gloss: { type: 'string', default: 'es' } },
+  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, gloss: { type: 'string', default: 'es' }, 'header-weights': { type: 'string', default: '0.25,0.5' } },
 });
 const k = Number(values.k);
 const depth = 50;
+const headerWeights = values['header-weights']!.split(',').filter((w) => w.trim() !== '').map(Number);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close, paths } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
 
-/** A docs chunk's body: its text after the header and the blank line that ends it (docChunkText). */
+/** A docs chunk's header and body: its text before and after the blank line that ends the header (docChunkText). */
+const headerOf = (c: Chunk) => c.text.slice(0, c.text.indexOf('\n\n'));
 const bodyOf = (c: Chunk) => c.text.slice(c.text.indexOf('\n\n') + 2);
 
 /** Vectors of texts through the vector cache: what it lacks is embedded (shortest first) and kept there. */
@@ -88,15 +93,39 @@ for (const c of chunks) {
 /** The embedded text with the headings' gloss after the header: header, gloss, blank line, body. */
 const glossed = (c: Chunk) => {
   const gloss = glosses.get((c.citation.headings ?? []).join('\n'));
-  return gloss ? `${c.text.slice(0, c.text.indexOf('\n\n'))}\n${gloss}\n\n${bodyOf(c)}` : c.text;
+  return gloss ? `${headerOf(c)}\n${gloss}\n\n${bodyOf(c)}` : c.text;
 };
 const bilingual = await storeOf(chunks, (c) => c, glossed);
-const variants: Record<string, { bm25: SqliteStore; dense: SqliteStore }> = {
-  'titles in both (today)': { bm25: withTitles, dense: withTitles },
-  'titles out of BM25': { bm25: untitled, dense: withTitles },
-  'titles out of dense': { bm25: withTitles, dense: untitled },
-  'titles out of both': { bm25: untitled, dense: untitled },
-  [`titles glossed (${values.gloss}) in dense`]: { bm25: withTitles, dense: bilingual },
+
+// The header as a second dense field: each chunk's cosine to the question mixed with its header's.
+const chunkVectors = await vectorsOf(chunks.map((c) => c.text));
+const headerVectors = await vectorsOf(chunks.map(headerOf));
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+const unit = (v: Float32Array) => v.map((x) => x / Math.sqrt(dot(v, v)));
+/** The dense side over vectors of the chunks (cosine: unit vectors), in memory. */
+const knnOver = (vectors: Float32Array[]) => (v: Float32Array) =>
+  chunks.map((c, i) => ({ chunk: c, score: dot(v, vectors[i]!) })).sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id)).slice(0, depth);
+const fieldKnn = (w: number) => (v: Float32Array) =>
+  chunks
+    .map((c, i) => ({ chunk: c, score: (1 - w) * dot(v, chunkVectors[i]!) + w * dot(v, headerVectors[i]!) }))
+    .sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id))
+    .slice(0, depth);
+
+type Dense = (v: Float32Array) => Promise<ScoredChunk[]> | ScoredChunk[];
+const knnOf = (s: SqliteStore): Dense => (v) => s.knn('docs', v, depth);
+const variants: Record<string, { bm25: SqliteStore; dense: Dense }> = {
+  'titles in both (today)': { bm25: withTitles, dense: knnOf(withTitles) },
+  'titles out of BM25': { bm25: untitled, dense: knnOf(withTitles) },
+  'titles out of dense': { bm25: withTitles, dense: knnOf(untitled) },
+  'titles out of both': { bm25: untitled, dense: knnOf(untitled) },
+  [`titles glossed (${values.gloss}) in dense`]: { bm25: withTitles, dense: knnOf(bilingual) },
+  ...Object.fromEntries(
+    headerWeights.flatMap((w) => [
+      [`header field ${w}`, { bm25: withTitles, dense: fieldKnn(w) }],
+      // The same weight mixed into one vector per chunk (what a store of one vector per chunk could hold).
+      [`header mixed ${w}`, { bm25: withTitles, dense: knnOver(chunkVectors.map((a, i) => unit(a.map((x, j) => (1 - w) * x + w * headerVectors[i]![j]!)))) }],
+    ]),
+  ),
 };
 
 const alpha = config.retrieval.hybrid.alpha;
@@ -107,7 +136,7 @@ for (const q of questions) {
   const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const vector = planVector(plan, q.question, asked!, translated!);
   for (const [mode, v] of Object.entries(variants)) {
-    const hits = convexCombination(await v.bm25.bm25('docs', plan.bm25, depth), await v.dense.knn('docs', vector, depth), alpha);
+    const hits = convexCombination(await v.bm25.bm25('docs', plan.bm25, depth), await v.dense(vector), alpha);
     const ranked = distinct(hits.map((h) => h.chunk.citation.path));
     rows.push({ lang: q.lang, mode, recall: recallAtK(ranked, q.gold.files, k), acc1: accuracyAt1(ranked, q.gold.files) });
   }
