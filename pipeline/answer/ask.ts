@@ -12,7 +12,7 @@ import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
-import { pickDefinition, writtenNames, type WrittenName } from './namedLookups.ts';
+import { pickDefinition, writtenNames } from './namedLookups.ts';
 import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
@@ -91,12 +91,11 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   const route = routeQuestion(question);
 
-  // Direct lookups: an issue by number, a symbol by name; no search needed. An issue comes first;
+  // Direct lookups: an issue by number (here), a symbol by name (after retrieval); no search needed. An issue comes first;
   // a name's definition after the first files search finds with the whole question
   // (`retrieval.lookupsAfter`), or after the first three when the name is only mentioned in pasted text.
   const lookedUp: Placed[] = [];
   const named: Placed[] = [];
-  const definitions: { written: WrittenName; chunks: Chunk[] }[] = [];
   const issueChunks: Chunk[] = [];
   await time('lookup', async () => {
     for (const n of route.lookups.issues) {
@@ -104,7 +103,6 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       issueChunks.push(...chunks);
       for (const chunk of chunks.slice(0, 3)) lookedUp.push({ chunk, scores: { collection: 'issues', fused: 1, bm25: null, dense: null, via: 'lookup' } });
     }
-    for (const written of writtenNames(route.lookups.symbols)) definitions.push({ written, chunks: await store.lookupSymbol(written.name) });
   });
 
   // A question in another language than the corpus is translated for the retrievers that match words.
@@ -154,17 +152,22 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   // A question that names a symbol wants its definition near the top; a pasted issue or traceback
   // names dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded;
   // of a name's several definitions, the one search ranks highest (namedLookups.ts).
+  // Looked up after retrieval, one name at a time until enough are placed: a pasted text's dozens of
+  // names cost a store request each.
   const searchedFiles = (chunk: Chunk) => [...new Set((deep[chunk.collection] ?? []).map((h) => h.chunk.citation.path ?? ''))];
   const foundNames = new Set<string>();
   const searched = config.retrieval.definitions === 'searched';
-  for (const { written, chunks } of definitions) {
-    if (named.length >= SYMBOL_LOOKUPS) break;
-    if (searched && written.fallbackOf !== undefined && foundNames.has(written.fallbackOf)) continue;
-    const chunk = searched ? pickDefinition(written, chunks, searchedFiles) : chunks[0];
-    if (!chunk) continue;
-    named.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
-    foundNames.add(written.name);
-  }
+  await time('lookup', async () => {
+    for (const written of writtenNames(route.lookups.symbols)) {
+      if (named.length >= SYMBOL_LOOKUPS) break;
+      if (searched && written.fallbackOf !== undefined && foundNames.has(written.fallbackOf)) continue;
+      const chunks = await store.lookupSymbol(written.name);
+      const chunk = searched ? pickDefinition(written, chunks, searchedFiles) : chunks[0];
+      if (!chunk) continue;
+      named.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
+      foundNames.add(written.name);
+    }
+  });
 
   // The learned route weighs docs against code once the fits are known (retrieval done).
   if (config.retrieval.router.kind === 'learned') {
