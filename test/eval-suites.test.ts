@@ -298,14 +298,23 @@ describe('datasets', () => {
     fs.rmSync(dir, { recursive: true });
   });
 
-  it.each(['pytest-docs', 'black-docs'])('loads cita\'s own %s dataset: pairs in both languages, both splits, unanswerable ones', (name) => {
-    const d = loadDataset({ name, path: `datasets/${name}.jsonl`, format: 'cita' }, path.resolve(import.meta.dirname, '..'));
+  it.each([
+    { name: 'pytest-docs', checkout: 'corpus/pytest-8.4.2', unanswerable: 10, spanish: 40 },
+    { name: 'black-docs', checkout: 'corpus/black-24.10.0', unanswerable: 10, spanish: 20 },
+    { name: 'flask-docs', checkout: 'corpus/flask-3.1.2', unanswerable: 8, spanish: 20 },
+  ])('loads cita\'s own $name dataset: pairs in both languages, both splits, unanswerable ones, gold pages that exist', ({ name, checkout, unanswerable, spanish }) => {
+    const root = path.resolve(import.meta.dirname, '..');
+    const d = loadDataset({ name, path: `datasets/${name}.jsonl`, format: 'cita' }, root);
     const pairs = new Map<string, Set<string>>();
     for (const q of d.questions) pairs.set(q.pair!, (pairs.get(q.pair!) ?? new Set()).add(q.lang));
     expect([...pairs.values()].every((langs) => langs.size === 2)).toBe(true);
     expect(new Set(d.questions.map((q) => q.split))).toEqual(new Set(['dev', 'test']));
-    expect(d.questions.filter((q) => q.gold.answerable === false).length).toBeGreaterThanOrEqual(10);
-    expect(d.questions.filter((q) => q.lang === 'es' && q.gold.answerable !== false).length).toBeGreaterThanOrEqual(name === 'pytest-docs' ? 40 : 20);
+    expect(d.questions.filter((q) => q.gold.answerable === false).length).toBeGreaterThanOrEqual(unanswerable);
+    expect(d.questions.filter((q) => q.lang === 'es' && q.gold.answerable !== false).length).toBeGreaterThanOrEqual(spanish);
+    // A mistyped gold path would make its question unanswerable without a word (`npm run setup` fetches the checkouts).
+    if (!fs.existsSync(path.join(root, checkout))) return void console.warn(`${checkout} missing: run \`npm run setup\``);
+    const missing = [...new Set(d.questions.flatMap((q) => q.gold.files))].filter((f) => !fs.existsSync(path.join(root, checkout, f)));
+    expect(missing).toEqual([]);
   });
   it('pairs the shared datasets\' translated questions by id', () => {
     const loc = loadDataset({ name: 'loc', path: path.join(sharedDatasets, 'pytest/issue-localization.jsonl'), format: 'localization' }, '/');
