@@ -3,7 +3,7 @@
  * cross-lingual alignment")? Multilingual encoders keep a language-specific component: a Spanish
  * question and its English twin differ by a roughly constant vector beside their meaning. Estimated
  * from parallel text that is not the evaluation's — the Spanish message catalogs of developer tools
- * (eval/lexicon/catalogs.ts) — as the mean English vector minus the mean Spanish one, and added to a
+ * (pipeline/text/lexicon/catalogs.ts) — as the mean English vector minus the mean Spanish one, and added to a
  * Spanish question's vector before the dense search (`+ shift β`: β times that offset). Docs
  * collection alone, file Recall@k / Acc@1 per language, the dense side and the hybrid as `cita search
  * --source docs` runs them; questions in the corpus language are searched unchanged.
@@ -20,8 +20,8 @@ import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
-import { catalogPairs } from './lexicon/catalogs.ts';
-import type { MessagePair } from './lexicon/mo.ts';
+import { catalogPairs } from '../pipeline/text/lexicon/catalogs.ts';
+import type { MessagePair } from '../pipeline/text/lexicon/mo.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),

@@ -1,7 +1,7 @@
 /**
  * Dictionary-based query translation for BM25 (#15 item 2) with a lexicon of software senses: IBM
- * Model 1 (eval/lexicon/ibm1.ts) trained on the Spanish message catalogs of developer tools
- * (eval/lexicon/catalogs.ts: ~31,000 message pairs from git, GCC, binutils, coreutils, Django, Sphinx,
+ * Model 1 (pipeline/text/lexicon/ibm1.ts) trained on the Spanish message catalogs of developer tools
+ * (pipeline/text/lexicon/catalogs.ts: ~31,000 message pairs from git, GCC, binutils, coreutils, Django, Sphinx,
  * JupyterLab…), where Apertium's general dictionary gives other senses (`librería` → bookshop,
  * `salida` → start, `saltarse` → jump; the lexicon: library, output, skip). Each Spanish content word
  * is looked up as written, then by its Snowball stem; its translations are added to the BM25 text
@@ -26,8 +26,7 @@ import { translatorFor } from '../pipeline/text/translate.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
-import { catalogPairs } from './lexicon/catalogs.ts';
-import { lexiconOf, messageWords, trainIbm1, type Lexicon, type SentencePair } from './lexicon/ibm1.ts';
+import { buildLexicon, readLexicon, type SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -45,21 +44,14 @@ const root = findRoot();
 const k = Number(values.k);
 const min = Number(values.min);
 
-/** The lexicon by word as written and by Snowball stem, built from the catalogs once. */
-function loadLexicon(): { words: Lexicon; stems: Lexicon; pairs: number } {
+/** The lexicon by word as written and by Snowball stem, built from the catalogs once (as `npm run setup` does). */
+function loadLexicon(): SenseLexicon {
   const file = path.join(root, '.cita/models/lexicon-es-en.json');
-  if (!values.rebuild && fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as { words: Lexicon; stems: Lexicon; pairs: number };
+  if (!values.rebuild && fs.existsSync(file)) return readLexicon(file)!;
   const started = process.cpuUsage();
-  const messages = catalogPairs(path.join(root, '.cita/cache/lexicon'), (m) => console.error(m));
-  const pairs: SentencePair[] = messages
-    .map((m) => ({ source: messageWords(m.translation), target: messageWords(m.source) }))
-    .filter((p) => p.source.length > 0 && p.target.length > 0 && p.source.length <= 40 && p.target.length <= 40);
-  const stemmed = pairs.map((p) => ({ ...p, source: p.source.map((w) => stem(w, 'es')) }));
-  const built = { pairs: pairs.length, words: lexiconOf(trainIbm1(pairs), pairs), stems: lexiconOf(trainIbm1(stemmed), stemmed) };
+  const built = buildLexicon(file, path.join(root, '.cita/cache/lexicon'), (m) => console.error(m));
   const cpu = process.cpuUsage(started);
-  console.error(`lexicon: ${pairs.length} message pairs, ${Object.keys(built.words).length} words, ${Object.keys(built.stems).length} stems (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU)`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(built));
+  console.error(`lexicon: ${built.pairs} message pairs, ${Object.keys(built.words).length} words, ${Object.keys(built.stems).length} stems (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU)`);
   return built;
 }
 
@@ -78,6 +70,30 @@ function gloss(question: string, mode: 'best' | 'all' | 'untranslated', translat
   return out;
 }
 
+// Which docs chunks hold each word: for choosing among a word's senses by the company they keep there.
+const docsChunks = await (async () => {
+  const { store: s, close: c } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
+  const chunks = await s.get(await s.ids('docs'));
+  await c();
+  return chunks;
+})();
+const postings = new Map<string, Set<number>>();
+docsChunks.forEach((c, i) => {
+  for (const w of new Set(c.text.toLowerCase().match(/\p{L}+/gu) ?? [])) {
+    if (!postings.has(w)) postings.set(w, new Set());
+    postings.get(w)!.add(i);
+  }
+});
+/** Dice's coefficient of two words over the docs chunks: 2 |A ∩ B| / (|A| + |B|). */
+function dice(a: string, b: string): number {
+  const [x, y] = [postings.get(a), postings.get(b)];
+  if (!x || !y) return 0;
+  let both = 0;
+  for (const i of x) if (y.has(i)) both++;
+  return (2 * both) / (x.size + y.size);
+}
+const englishWords = (text: string) => (text.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => postings.has(w) && contentTerms(w, 'en').size > 0);
+
 const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
 const translator = translatorFor(config.languages.translator);
@@ -86,6 +102,48 @@ const seen = new Map<string, boolean>();
 async function inDocs(word: string): Promise<boolean> {
   if (!seen.has(word)) seen.set(word, (await store.bm25('docs', word, 1)).length > 0);
   return seen.get(word)!;
+}
+
+/**
+ * The `+ disambiguated` senses: for each content word with lexicon senses the docs hold, its sense —
+ * Apertium's (the word translated alone) or the lexicon's (top 3) — whose summed Dice with the rest of
+ * the translation's words is highest (co-occurrence translation disambiguation); added when it is not
+ * Apertium's.
+ */
+async function disambiguated(question: string, translation: string): Promise<string[]> {
+  const context = [...new Set(englishWords(translation))];
+  const out: string[] = [];
+  for (const word of question.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    if (contentTerms(word, 'es').size === 0) continue;
+    const senses = (lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []).filter(([e, p]) => p >= min && postings.has(e)).slice(0, 3).map(([e]) => e);
+    if (senses.length === 0) continue;
+    const alone = englishWords(await translator!.translate(word, 'es', config.languages.corpus));
+    const candidates = [...new Set([...alone, ...senses])];
+    if (candidates.length < 2) continue;
+    const best = bestSense(candidates, context);
+    if (!alone.includes(best)) out.push(best);
+  }
+  return out;
+}
+
+/** Of candidate senses, the one whose summed Dice with the context's other words is highest. */
+function bestSense(candidates: string[], context: string[]): string {
+  const others = context.filter((c) => !candidates.includes(c));
+  const score = (e: string) => others.reduce((sum, c) => sum + dice(e, c), 0);
+  return candidates.reduce((a, b) => (score(b) > score(a) ? b : a));
+}
+
+/** `+ disambiguated (apertium)`: the same choice among the dictionary's own senses of each word (its first: the translation's). */
+async function disambiguatedByDictionary(question: string, translation: string): Promise<string[]> {
+  const context = [...new Set(englishWords(translation))];
+  const out: string[] = [];
+  for (const unit of await translator!.senses!(question, 'es', config.languages.corpus)) {
+    const candidates = [...new Set(unit.map((t) => t.toLowerCase()).filter((t) => postings.has(t)))];
+    if (candidates.length < 2) continue;
+    const best = bestSense(candidates, context);
+    if (best !== unit[0]!.toLowerCase()) out.push(best);
+  }
+  return out;
 }
 
 /** The `+ repaired` senses: for each content word whose translation alone has no word the docs hold, its most probable sense they do hold. */
@@ -119,7 +177,9 @@ for (const q of questions) {
   const all = spanish ? gloss(q.question, 'all') : [];
   const untranslated = spanish ? gloss(q.question, 'untranslated', translation) : [];
   const repaired = spanish ? await repairs(q.question) : [];
-  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}\n  repaired: ${repaired.join(' ')}`);
+  const chosen = spanish ? await disambiguated(q.question, translation ?? '') : [];
+  const byDictionary = spanish ? await disambiguatedByDictionary(q.question, translation ?? '') : [];
+  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}\n  repaired: ${repaired.join(' ')}\n  disambiguated: ${chosen.join(' ')}\n  by the dictionary: ${byDictionary.join(' ')}`);
   const modes: Record<string, () => Promise<string[]>> = {
     'bm25 (today)': () => files(plan.bm25, undefined, 0),
     'bm25 + lexicon': () => files(with_(best), undefined, 0),
@@ -130,6 +190,10 @@ for (const q of questions) {
     'hybrid + untranslated': () => files(with_(untranslated), vector, alpha),
     'bm25 + repaired': () => files(with_(repaired), undefined, 0),
     'hybrid + repaired': () => files(with_(repaired), vector, alpha),
+    'bm25 + disambiguated': () => files(with_(chosen), undefined, 0),
+    'hybrid + disambiguated': () => files(with_(chosen), vector, alpha),
+    'bm25 + disamb. (apertium)': () => files(with_(byDictionary), undefined, 0),
+    'hybrid + disamb. (apertium)': () => files(with_(byDictionary), vector, alpha),
   };
   for (const [mode, run] of Object.entries(modes)) {
     const ranked = await run();

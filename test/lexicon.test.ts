@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { lexiconOf, messageWords, trainIbm1 } from '../eval/lexicon/ibm1.ts';
-import { parseMo } from '../eval/lexicon/mo.ts';
+import { lexiconOf, messageWords, trainIbm1 } from '../pipeline/text/lexicon/ibm1.ts';
+import { parseMo } from '../pipeline/text/lexicon/mo.ts';
 
 /**
- * The research lexicon of eval/lexiconRetrieval.ts: gettext catalogs read as GNU gettext writes them,
+ * The lexicon of software senses (pipeline/text/lexicon/): gettext catalogs read as GNU gettext writes them,
  * and IBM Model 1 finding word translations that no sentence pair states alone.
  */
 

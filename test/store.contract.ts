@@ -291,6 +291,17 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
       it('returns nothing for a query without searchable words', async () => {
         expect(await store.bm25('code', '?!¿ -- ()', 5)).toEqual([]);
       });
+
+      it('counts the chunks holding every word of each set, in the fields bm25 searches (matchCounts)', async () => {
+        // `skip` twice in one chunk counts it once; `skipping` is only in its title; accents are folded.
+        expect(await store.matchCounts('docs', [['skip'], ['skip', 'marker'], ['skipping'], ['skip', 'paralelo'], ['marcadores', 'sesión'], ['zanzibar'], [], ['?!']])).toEqual([
+          1, 1, 1, 0, 1, 0, 0, 0,
+        ]);
+        // Identifier parts count as bm25 reads them; each collection apart.
+        expect(await store.matchCounts('code', [['config'], ['parse', 'config'], ['skip']])).toEqual([2, 1, 0]);
+        expect(await store.matchCounts('issues', [['skip', 'reason'], ['install']])).toEqual([1, 1]);
+        await expect(store.matchCounts('bogus' as Collection, [['skip']])).rejects.toThrow(/bogus/);
+      });
     });
 
     describe('bm25 with bm25MaxTerms (#14 item 4)', () => {

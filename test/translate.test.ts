@@ -153,6 +153,12 @@ describe('searchPlan', () => {
     expect(plan.question).toEqual({ bm25: 'code of start\nfrom exit output end up', dense: ['código de salida'] });
   });
 
+  it('adds the senses the docs prefer beside the translation (disambiguated), not one it already has', () => {
+    const plan = searchPlan('código de salida', '', 'code of exit', { bm25: 'disambiguated', dense: 'original' }, ['output', 'exit']);
+    expect(plan.question).toEqual({ bm25: 'code of exit\noutput', dense: ['código de salida'] });
+    expect(searchPlan('código de salida', '', 'code of exit', { bm25: 'disambiguated', dense: 'original' }).question.bm25).toBe('code of exit');
+  });
+
   it('averages unit vectors into a unit vector', () => {
     const v = meanVector([new Float32Array([1, 0]), new Float32Array([0, 1])]);
     expect(v[0]).toBeCloseTo(Math.SQRT1_2, 6);

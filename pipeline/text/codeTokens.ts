@@ -100,7 +100,7 @@ export function ftsQuery(query: string): string {
   return ftsMatch(ftsTerms(query));
 }
 
-/** The FTS5 MATCH expression for terms: their OR, each in double quotes (`""` when there are none). */
-export function ftsMatch(terms: string[]): string {
-  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+/** The FTS5 MATCH expression for terms: their OR (or AND), each in double quotes (`""` when there are none). */
+export function ftsMatch(terms: string[], operator: 'OR' | 'AND' = 'OR'): string {
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(` ${operator} `);
 }

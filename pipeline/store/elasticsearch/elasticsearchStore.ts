@@ -907,6 +907,30 @@ export class ElasticsearchStore implements Store {
     return res.hits.hits.map((hit) => ({ chunk: toChunk(hit._source!), score: hit._score ?? 0 }));
   }
 
+  async matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]> {
+    checkCollection(collection, 'ElasticsearchStore');
+    const sets = wordSets.map((words) => [...new Set(words.flatMap(queryTerms).map(fold))]);
+    const asked = sets.filter((terms) => terms.length > 0);
+    if (asked.length === 0) return sets.map(() => 0);
+    const index = this.target(collection);
+    // One msearch: a count per set, each term matched in any of bm25's fields.
+    const res = await this.call(`counting matches in ${index}`, () =>
+      this.client.msearch({
+        searches: asked.flatMap((terms) => [
+          { index },
+          { size: 0, track_total_hits: true, query: { bool: { must: terms.map((t) => ({ multi_match: { query: t, fields: BM25_FIELDS, operator: 'and' as const } })) } } },
+        ]),
+      }),
+    );
+    const counts = res.responses.map((r) => {
+      if ('error' in r) throw new Error(`counting matches in ${index}: ${r.error.reason ?? r.error.type}`);
+      const total = r.hits.total;
+      return typeof total === 'number' ? total : (total?.value ?? 0);
+    });
+    let next = 0;
+    return sets.map((terms) => (terms.length === 0 ? 0 : counts[next++]!));
+  }
+
   /**
    * Document frequency of each term in the collection, from Lucene's terms dictionary in one request:
    * the term vectors of an artificial document holding the terms, with term statistics. A term the

@@ -165,6 +165,7 @@ export class SqliteStore implements Store {
   /** Per collection, for the generation it was read at: document frequency of FTS5 tokens (`docFreq`) and the row count. */
   private readonly dfCache = new Map<Collection, { generation: number; df: Map<string, number>; rows?: number }>();
   private vocabTables: Partial<Record<Collection, Database.Statement>> = {};
+  private matchCountStmts: Partial<Record<Collection, Database.Statement>> = {};
   private phraseReads: Partial<Record<Collection, FtsPhraseReads>> = {};
 
   private constructor(db: Database.Database, file: string, dims: number, options: SqliteStoreOptions) {
@@ -335,6 +336,19 @@ export class SqliteStore implements Store {
       .slice(0, n)
       .map((row) => ({ chunk: rowToChunk(row), score: row.score }))
       .sort(byScoreThenId);
+  }
+
+  async matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]> {
+    checkCollection(collection, 'SqliteStore');
+    const stmt = (this.matchCountStmts[collection] ??= this.db.prepare(`SELECT count(*) AS n FROM fts_${collection} WHERE fts_${collection} MATCH ?`));
+    return this.read(() =>
+      this.db.transaction(() =>
+        wordSets.map((words) => {
+          const terms = [...new Set(words.flatMap(queryTerms))];
+          return terms.length === 0 ? 0 : (stmt.get(ftsMatch(terms, 'AND')) as { n: number }).n;
+        }),
+      )(),
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * A bilingual lexicon learned from parallel text with IBM Model 1 (Brown et al., 1993): t(target word |
  * source word) by expectation–maximisation over sentence pairs, a NULL source word absorbing target
- * words with no counterpart. Trained on software message catalogs (eval/lexicon/catalogs.ts), it
+ * words with no counterpart. Trained on software message catalogs (./catalogs.ts), it
  * learns the senses software uses (`salida` → output, `omitir` → skip, `complemento` → plugin), which
  * a general dictionary lacks. Pure and deterministic.
  */

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { stem } from '../analysis.ts';
+import { catalogPairs } from './catalogs.ts';
+import { lexiconOf, messageWords, trainIbm1, type Lexicon, type SentencePair } from './ibm1.ts';
+
+/**
+ * The Spanish–English lexicon of software senses (IBM Model 1 over the message catalogs of
+ * developer tools, ./catalogs.ts): built once by `npm run setup` into `languages.lexicon`, read by the
+ * cross-lingual search (`retrieval.crossLingual.bm25: disambiguated`).
+ */
+export interface SenseLexicon {
+  /** Message pairs it was trained on. */
+  pairs: number;
+  /** Spanish word as written → English senses, likeliest first. */
+  words: Lexicon;
+  /** The same by Snowball stem, for inflections the catalogs lack. */
+  stems: Lexicon;
+}
+
+/** Trains the lexicon from the pinned catalogs (downloaded into `cache` when absent) and writes it to `file`. */
+export function buildLexicon(file: string, cache: string, log: (m: string) => void = () => {}): SenseLexicon {
+  const pairs: SentencePair[] = catalogPairs(cache, log)
+    .map((m) => ({ source: messageWords(m.translation), target: messageWords(m.source) }))
+    .filter((p) => p.source.length > 0 && p.target.length > 0 && p.source.length <= 40 && p.target.length <= 40);
+  const stemmed = pairs.map((p) => ({ ...p, source: p.source.map((w) => stem(w, 'es')) }));
+  const built: SenseLexicon = { pairs: pairs.length, words: lexiconOf(trainIbm1(pairs), pairs), stems: lexiconOf(trainIbm1(stemmed), stemmed) };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(built));
+  fs.renameSync(tmp, file);
+  return built;
+}
+
+const loaded = new Map<string, SenseLexicon | undefined>();
+
+/** The lexicon at `file`, read once per process; undefined when there is none. */
+export function readLexicon(file: string): SenseLexicon | undefined {
+  if (!loaded.has(file)) loaded.set(file, fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as SenseLexicon) : undefined);
+  return loaded.get(file);
+}
+
+/** A Spanish word's senses of at least `min` probability, as written or else by stem. */
+export function sensesOf(lexicon: SenseLexicon, word: string, min: number): string[] {
+  return (lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []).filter(([, p]) => p >= min).map(([e]) => e);
+}

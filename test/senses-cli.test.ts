@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cita, type TestProject } from './support/cli.ts';
+import { makeDemoProject } from './support/demoRepo.ts';
+
+/**
+ * `retrieval.crossLingual.bm25: disambiguated` end to end (real translator, real store): Apertium
+ * makes `marcador` a bookmark; the docs say marker beside test and platforms, so the lexicon's
+ * marker is searched beside the translation. The lexicon is a fixture of two senses (setup builds
+ * the real one from message catalogs).
+ */
+describe('cita search with senses chosen by the docs', () => {
+  let p: TestProject;
+  const question = '¿Qué marcador salta un test en algunas plataformas?';
+  const search = (...extra: string[]) => cita(p, ['search', 'demo', question, '--source', 'docs', '--k', '2', '--set', 'retrieval.crossLingual.bm25=disambiguated', ...extra]);
+  beforeAll(() => {
+    p = makeDemoProject();
+    p.write('docs/browser.md', '# Browser\n\n## Bookmarks\n\nThe widgets browser keeps a bookmark of every page you open, and a bookmark bar.\n');
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  it('without a lexicon searches the translation alone, and says why', () => {
+    const r = search();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/translated es → en \(apertium\): .*bookmark/i);
+    expect(r.stdout).toContain('lexicon-es-en.json (`npm run setup` builds it): the translation is searched alone');
+    expect(r.stdout).not.toContain('senses the docs prefer');
+  });
+
+  it('with one, searches the sense the docs keep near the question’s other words', () => {
+    const file = path.join(p.dir, '.cita/models/lexicon-es-en.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ pairs: 2, words: { marcador: [['marker', 0.6], ['bookmark', 0.35]] }, stems: {} }));
+    const r = search();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('senses the docs prefer, searched beside it: marker');
+    expect(r.stdout).toMatch(/ 1\. \[docs\] docs\/guide\.md/);
+    const json = JSON.parse(search('--json').stdout);
+    expect(json.translation.alternatives).toEqual(['marker']);
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { chooseSenses, countsNeeded, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
+
+/** Chunks of a tiny corpus as word sets: what `matchCounts` counts over. */
+const CHUNKS = [
+  ['template', 'rendered', 'context', 'variables'],
+  ['template', 'rendered', 'test'],
+  ['template', 'inheritance'],
+  ['staff', 'team', 'project'],
+  ['test', 'client', 'variables'],
+  ['exit', 'code', 'tests'],
+  ['output', 'captured', 'code'],
+];
+const count: MatchCount = (words) => CHUNKS.filter((c) => words.every((w) => c.includes(w))).length;
+
+describe('chooseSenses', () => {
+  it('searches the lexicon sense that keeps company with the rest of the question, not the translator’s', () => {
+    // "¿Qué plantillas se han renderizado y con qué variables?" → "which staff have rendered and with which variables"
+    const words: WordSenses[] = [{ word: 'plantillas', translated: ['staff'], senses: ['template', 'templates'] }];
+    expect(chooseSenses(words, ['staff', 'rendered', 'variables'], count)).toEqual(['template']);
+  });
+
+  it('keeps the translator’s sense when the context favours it, or ties', () => {
+    const words: WordSenses[] = [{ word: 'plantilla', translated: ['staff'], senses: ['template'] }];
+    expect(chooseSenses(words, ['staff', 'team', 'project'], count)).toEqual([]);
+    // No context word in the corpus: every score is 0, the translator's sense stays.
+    expect(chooseSenses(words, ['zanzibar'], count)).toEqual([]);
+  });
+
+  it('considers only senses the corpus holds, and needs two candidates to choose', () => {
+    expect(chooseSenses([{ word: 'x', translated: ['bookshop'], senses: ['library'] }], ['code'], count)).toEqual([]);
+    expect(chooseSenses([{ word: 'salida', translated: ['start'], senses: ['exit', 'output'] }], ['code', 'tests'], count)).toEqual(['exit']);
+  });
+
+  it('asks for each word’s and each pair’s count once', () => {
+    const sets = countsNeeded([{ word: 'salida', translated: ['start'], senses: ['exit'] }], ['code', 'exit']);
+    expect(sets).toEqual([['code'], ['exit'], ['start'], ['code', 'start'], ['exit', 'start'], ['code', 'exit']]);
+  });
+});
