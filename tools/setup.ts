@@ -153,10 +153,21 @@ function lexiconEnv(): void {
     console.log(`lexicon: ${path.relative(root, file)} present`);
     return;
   }
-  try {
+  const build = () => {
     const started = Date.now();
     const built = buildLexicon(file, path.join(root, '.cita/cache/lexicon'), (m) => console.log(m));
     console.log(`lexicon: ${built.pairs} message pairs → ${Object.keys(built.words).length} Spanish words, in ${((Date.now() - started) / 1000).toFixed(0)} s (${path.relative(root, file)})`);
+  };
+  try {
+    try {
+      build();
+    } catch (err) {
+      // A fresh machine's package list may be empty or stale (`apt-get download` then finds nothing).
+      if (!(typeof process.getuid === 'function' && process.getuid() === 0)) throw err;
+      console.log(`lexicon: ${err instanceof Error ? err.message : String(err)}; apt-get update, then again`);
+      execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] });
+      build();
+    }
   } catch (err) {
     console.warn(`lexicon: not built (${err instanceof Error ? err.message : String(err)}); Spanish questions will be searched with the translation alone. Rerun \`npm run setup\` to try again`);
   }
