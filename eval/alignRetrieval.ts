@@ -15,11 +15,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 import { catalogPairs } from '../pipeline/text/lexicon/catalogs.ts';
 import type { MessagePair } from '../pipeline/text/lexicon/mo.ts';
 
@@ -97,9 +96,8 @@ const shifted = (v: Float32Array, beta: number) => meanVector([v.map((x, i) => x
 const alpha = config.retrieval.hybrid.alpha;
 const rows: ModeRow[] = [];
 for (const q of questions) {
-  const translation = await translationOf(config, q);
+  const { translation, plan } = await questionPlan(config, q, store);
   const [asked, translated] = await embedder.embedQueries([q.question, translation ?? q.question]);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const foreign = q.lang !== config.languages.corpus;
   const modes: Record<string, () => Promise<string[]>> = {
     'dense asked': () => docsFiles(store, '', asked, 1),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadDataset, type EvalQuestion } from '../datasets/questions.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
-import { translateQuestion, type QueryPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan, translateQuestion, type QueryPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import { meanVector } from '../pipeline/vectors.ts';
@@ -20,11 +20,13 @@ export function answerableQuestions(file: string | undefined, split: string | un
 }
 
 /**
- * A question's translation into the corpus language, as `cita search` makes it for the retrievers that
- * match words; undefined when it is asked in that language (or the translator failed).
+ * A question's translation into the corpus language (undefined when it is asked in that language, or
+ * the translator failed) and its search plan, as `cita search` makes them: with the senses the docs
+ * prefer beside the translation when `retrieval.crossLingual.bm25` is `disambiguated`.
  */
-export async function translationOf(config: Pick<CitaConfig, 'languages' | 'retrieval'>, q: EvalQuestion): Promise<string | undefined> {
-  return q.lang === config.languages.corpus ? undefined : (await translateQuestion(config, q.question, q.lang))?.text;
+export async function questionPlan(config: Pick<CitaConfig, 'languages' | 'retrieval'>, q: EvalQuestion, store: Store): Promise<{ translation?: string; plan: QueryPlan }> {
+  const t = q.lang === config.languages.corpus ? undefined : await translateQuestion(config, q.question, q.lang, undefined, store);
+  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t?.text, config.retrieval.crossLingual, t?.alternatives).question };
 }
 
 /**

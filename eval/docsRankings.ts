@@ -10,8 +10,7 @@
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
-import { answerableQuestions, docsFiles, planVector, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, planVector, questionPlan } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -29,10 +28,9 @@ const files = (text: string, vector: Float32Array | undefined, a: number) => doc
 
 const out = [];
 for (const q of questions) {
-  const translation = await translationOf(config, q);
+  const { translation, plan } = await questionPlan(config, q, store);
   const t = translation ?? q.question;
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   out.push({
     id: q.id,
     pair: q.pair,

@@ -14,11 +14,10 @@ import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { embedderOptions, openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -42,10 +41,9 @@ type Row = ModeRow & { id: string; first: number };
 const rows: Row[] = [];
 const started = Date.now();
 for (const q of questions) {
-  const translation = await translationOf(config, q);
+  const { translation, plan } = await questionPlan(config, q, store);
   const t = translation ?? q.question;
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const modes: Record<string, () => Promise<string[]>> = {
     'bm25 asked': () => files(q.question, undefined, 0),
     'bm25 translated': () => files(t, undefined, 0),

@@ -32,7 +32,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { BM25_WEIGHTS, FTS_TOKENIZER } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { minMax } from '../pipeline/retrieval/hybrid.ts';
@@ -44,7 +43,7 @@ import type { Chunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { pairedPermutationTest } from './stats/paired.ts';
-import { answerableQuestions, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, questionPlan } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -249,8 +248,7 @@ type Row = { id: string; pair: string; lang: string; mode: string; recall: numbe
 const rows: Row[] = [];
 const started = Date.now();
 for (const q of questions) {
-  const translation = await translationOf(config, q);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  const { translation, plan } = await questionPlan(config, q, store);
   const vector = meanVector(await embedder.embedQueries(plan.dense));
   const hybrid = await hybridCandidates(store, vector, 'docs', plan.bm25, depth, alpha);
   // Gloss signal only for a question in another language than the corpus: English keeps the hybrid.

@@ -20,12 +20,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { contentTerms, stem } from '../pipeline/text/analysis.ts';
 import { translatorFor } from '../pipeline/text/translate.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 import { buildLexicon, readLexicon, type SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 
 const { values, positionals } = parseArgs({
@@ -165,11 +164,14 @@ async function repairs(question: string): Promise<string[]> {
 const alpha = config.retrieval.hybrid.alpha;
 const files = (text: string, vector: Float32Array | undefined, a: number) => docsFiles(store, text, vector, a);
 
+const translatedAlone = { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, bm25: 'translated' as const } } };
 const rows: ModeRow[] = [];
 for (const q of questions) {
-  const translation = await translationOf(config, q);
+  // Every mode adds to the translation alone (`bm25: translated`, the default before the senses);
+  // `(today)` is the default's plan, with the senses the docs prefer since 2026-12-03.
+  const today = await questionPlan(config, q, store);
+  const { translation, plan } = await questionPlan(translatedAlone, q, store);
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, translation ?? q.question]);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const vector = planVector(plan, q.question, vOriginal!, vTranslated!);
   const with_ = (extra: string[]) => (extra.length ? `${plan.bm25}\n${extra.join(' ')}` : plan.bm25);
   const spanish = q.lang === 'es';
@@ -181,10 +183,12 @@ for (const q of questions) {
   const byDictionary = spanish ? await disambiguatedByDictionary(q.question, translation ?? '') : [];
   if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}\n  repaired: ${repaired.join(' ')}\n  disambiguated: ${chosen.join(' ')}\n  by the dictionary: ${byDictionary.join(' ')}`);
   const modes: Record<string, () => Promise<string[]>> = {
-    'bm25 (today)': () => files(plan.bm25, undefined, 0),
+    'bm25 (translation alone)': () => files(plan.bm25, undefined, 0),
+    'bm25 (today)': () => files(today.plan.bm25, undefined, 0),
     'bm25 + lexicon': () => files(with_(best), undefined, 0),
     'bm25 + senses': () => files(with_(all), undefined, 0),
-    'hybrid (today)': () => files(plan.bm25, vector, alpha),
+    'hybrid (translation alone)': () => files(plan.bm25, vector, alpha),
+    'hybrid (today)': () => files(today.plan.bm25, vector, alpha),
     'hybrid + lexicon': () => files(with_(best), vector, alpha),
     'hybrid + senses': () => files(with_(all), vector, alpha),
     'hybrid + untranslated': () => files(with_(untranslated), vector, alpha),

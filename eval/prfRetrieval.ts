@@ -27,7 +27,7 @@
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { questionAlpha, searchPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { questionAlpha } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { minMax } from '../pipeline/retrieval/hybrid.ts';
 import { contentTerms, foldAccents } from '../pipeline/text/analysis.ts';
@@ -38,7 +38,7 @@ import type { Chunk, ScoredChunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { pairedPermutationTest } from './stats/paired.ts';
-import { answerableQuestions, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, questionPlan } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -172,8 +172,7 @@ const shown: string[] = [];
 const started = Date.now();
 for (const q of questions) {
   const crossLingual = q.lang !== corpus;
-  const translation = await translationOf(config, q);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  const { plan } = await questionPlan(config, q, store);
   const alpha = questionAlpha(config.retrieval, crossLingual);
   const vector = meanVector(await embedder.embedQueries(plan.dense));
   const hybrid = await hybridCandidates(store, vector, 'docs', plan.bm25, depth, alpha);

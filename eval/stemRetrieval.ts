@@ -13,7 +13,6 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { convexCombination } from '../pipeline/retrieval/hybrid.ts';
 import { searchFields } from '../pipeline/store/shared.ts';
 import { BM25_WEIGHTS, FTS_TOKENIZER } from '../pipeline/store/sqlite/sqliteStore.ts';
@@ -22,7 +21,7 @@ import type { Chunk, ScoredChunk } from '../pipeline/types.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, modeTable, questionPlan, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -58,8 +57,7 @@ const filesOf = (hits: { chunk: Chunk }[]) => distinct(hits.map((h) => h.chunk.c
 const rows: ModeRow[] = [];
 let controlEqual = 0;
 for (const q of questions) {
-  const translation = await translationOf(config, q);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
+  const { plan } = await questionPlan(config, q, store);
   const vectors = await embedder.embedQueries(plan.dense);
   const dense = await store.knn('docs', meanVector(vectors), depth);
   const plain = bm25('plain', plan.bm25);

@@ -24,7 +24,6 @@ import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { vectorKey } from '../pipeline/index/indexer.ts';
 import { openInstance, openVectorCache } from '../pipeline/instance.ts';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { convexCombination } from '../pipeline/retrieval/hybrid.ts';
 import { bm25Options } from '../pipeline/store/backend.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
@@ -32,7 +31,7 @@ import { translatorFor, type Language } from '../pipeline/text/translate.ts';
 import type { Chunk, ScoredChunk, StoredChunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, planVector, translationOf, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -131,9 +130,8 @@ const variants: Record<string, { bm25: SqliteStore; dense: Dense }> = {
 const alpha = config.retrieval.hybrid.alpha;
 const rows: ModeRow[] = [];
 for (const q of questions) {
-  const translation = await translationOf(config, q);
+  const { translation, plan } = await questionPlan(config, q, store);
   const [asked, translated] = await embedder.embedQueries([q.question, translation ?? q.question]);
-  const plan = searchPlan(q.question, '', translation, config.retrieval.crossLingual).question;
   const vector = planVector(plan, q.question, asked!, translated!);
   for (const [mode, v] of Object.entries(variants)) {
     const hits = convexCombination(await v.bm25.bm25('docs', plan.bm25, depth), await v.dense(vector), alpha);
