@@ -4,7 +4,10 @@
  * question's language detected, a Spanish one translated for BM25), timed by part: translation,
  * query embedding, the store's hybrid search. English and Spanish apart (only Spanish is translated).
  *
- *   node --import tsx bench/search-latency.ts [--instance pytest] [--queries 60] [--rounds 2]
+ * The translation part includes choosing the senses the docs prefer (`retrieval.crossLingual.bm25:
+ * disambiguated`: each word translated alone, one `matchCounts` call).
+ *
+ *   node --import tsx bench/search-latency.ts [--instance pytest] [--queries 60] [--rounds 2] [--set key=value]
  */
 import { performance } from 'node:perf_hooks';
 import { percentile } from '../eval/metrics/percentile.ts';
@@ -20,7 +23,9 @@ import { datasetQuestions } from './support/e5-texts.ts';
 const instanceName = arg('instance', 'pytest');
 const nQueries = Number(arg('queries', '60'));
 const rounds = Number(arg('rounds', '2'));
-const { config, store, embedder, close, paths } = await openInstance(instanceName, { purpose: 'search' });
+// `--set key=value`: one config override, for a ratio against the default in the same session.
+const set = arg('set', '');
+const { config, store, embedder, close, paths } = await openInstance(instanceName, { purpose: 'search', ...(set ? { overrides: [set] } : {}) });
 const questions = datasetQuestions(paths.root).map((q) => q.text);
 // Half English, half Spanish where the datasets have both (detected, as the CLI detects them).
 const byLang = { en: [] as string[], es: [] as string[] };
@@ -41,7 +46,7 @@ async function searchOnce(query: string): Promise<Timing> {
   const t0 = performance.now();
   const { language } = detectLanguage(query);
   const crossLingual = language !== config.languages.corpus;
-  const translation = crossLingual ? await translateQuestion(config, query, language) : undefined;
+  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
   const t1 = performance.now();
   const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives).question;
   const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual) };
@@ -64,7 +69,7 @@ for (let r = 0; r < rounds; r++) {
 const cpu = process.cpuUsage(cpu0);
 const n = timings.en.length + timings.es.length;
 const f = (xs: number[]) => `p50 ${percentile(xs, 0.5).toFixed(1)} / p95 ${percentile(xs, 0.95).toFixed(1)} ms`;
-console.log(`warm search, ${instanceName} (${config.store.kind}), ${n} searches (${rounds} rounds), all collections, k 10`);
+console.log(`warm search, ${instanceName} (${config.store.kind}${set ? `, ${set}` : ''}), ${n} searches (${rounds} rounds), all collections, k 10`);
 for (const l of ['en', 'es'] as const) {
   const t = timings[l];
   if (!t.length) continue;

@@ -32,8 +32,19 @@ describe('chooseSenses', () => {
     expect(chooseSenses([{ word: 'salida', translated: ['start'], senses: ['exit', 'output'] }], ['code', 'tests'], count)).toEqual(['exit']);
   });
 
-  it('asks for each word’s and each pair’s count once', () => {
-    const sets = countsNeeded([{ word: 'salida', translated: ['start'], senses: ['exit'] }], ['code', 'exit']);
-    expect(sets).toEqual([['code'], ['exit'], ['start'], ['code', 'start'], ['exit', 'start'], ['code', 'exit']]);
+  it('asks for the words alone, then only for the pairs a choice needs', () => {
+    const words: WordSenses[] = [
+      { word: 'salida', translated: ['start'], senses: ['exit', 'output', 'departure'] },
+      { word: 'librería', translated: ['bookshop'], senses: ['library'] },
+    ];
+    const context = ['code', 'tests', 'zanzibar'];
+    expect(countsNeeded(words, context)).toEqual([['code'], ['tests'], ['zanzibar'], ['start'], ['exit'], ['output'], ['departure'], ['bookshop'], ['library']]);
+    // start, departure, bookshop, library and zanzibar are not in the chunks: pairs only for salida's two candidates.
+    expect(countsNeeded(words, context, count)).toEqual([['code', 'exit'], ['exit', 'tests'], ['code', 'output'], ['output', 'tests']]);
+    // The choice reads no other count than those.
+    const read: string[] = [];
+    const asked = new Set([...countsNeeded(words, context), ...countsNeeded(words, context, count)].map((s) => s.join('\n')));
+    chooseSenses(words, context, (set) => (read.push(set.join('\n')), count(set)));
+    expect(read.filter((k) => !asked.has(k))).toEqual([]);
   });
 });

@@ -24,16 +24,34 @@ export interface WordSenses {
 /** How many chunks hold all of a set of words (Store.matchCounts, one set at a time). */
 export type MatchCount = (words: string[]) => number;
 
-/** The word sets whose counts `chooseSenses` reads: each candidate and context word, and each candidate with each context word. */
-export function countsNeeded(words: readonly WordSenses[], context: readonly string[]): string[][] {
+/** A word's candidates among the senses the chunks hold: the translator's, then the lexicon's likeliest three. */
+function candidatesOf(w: WordSenses, present: (e: string) => boolean): string[] {
+  return [...new Set([...w.translated.filter(present), ...w.senses.filter(present).slice(0, 3)])];
+}
+
+/** The context words `chooseSenses` scores a word's candidates against: those the chunks hold, not among the candidates. */
+function othersOf(candidates: readonly string[], context: readonly string[], present: (e: string) => boolean): string[] {
+  return context.filter((c) => !candidates.includes(c) && present(c));
+}
+
+/**
+ * The word sets whose counts `chooseSenses` reads, in two rounds: without `singles`, each sense and
+ * context word alone; with their counts, the pairs of each candidate with each context word, only for
+ * words with two candidates the chunks hold (the rest need no pair).
+ */
+export function countsNeeded(words: readonly WordSenses[], context: readonly string[], singles?: MatchCount): string[][] {
   const sets = new Map<string, string[]>();
   const add = (set: string[]) => sets.set(set.join('\n'), set);
-  for (const c of context) add([c]);
+  if (!singles) {
+    for (const c of context) add([c]);
+    for (const w of words) for (const e of [...w.translated, ...w.senses]) add([e]);
+    return [...sets.values()];
+  }
+  const present = (e: string) => singles([e]) > 0;
   for (const w of words) {
-    for (const e of [...w.translated, ...w.senses]) {
-      add([e]);
-      for (const c of context) if (c !== e) add([e, c].sort());
-    }
+    const candidates = candidatesOf(w, present);
+    if (candidates.length < 2) continue;
+    for (const e of candidates) for (const c of othersOf(candidates, context, present)) add([e, c].sort());
   }
   return [...sets.values()];
 }
@@ -53,9 +71,9 @@ export function chooseSenses(words: readonly WordSenses[], context: readonly str
   const chosen: string[] = [];
   for (const w of words) {
     const present = (e: string) => count([e]) > 0;
-    const candidates = [...new Set([...w.translated.filter(present), ...w.senses.filter(present).slice(0, 3)])];
+    const candidates = candidatesOf(w, present);
     if (candidates.length < 2) continue;
-    const others = context.filter((c) => !candidates.includes(c) && count([c]) > 0);
+    const others = othersOf(candidates, context, present);
     const score = (e: string) => others.reduce((sum, c) => sum + dice(e, c, count), 0);
     const best = candidates.reduce((a, b) => (score(b) > score(a) ? b : a));
     if (!w.translated.includes(best) && !chosen.includes(best)) chosen.push(best);
@@ -79,7 +97,7 @@ export interface SenseDeps {
 /**
  * The lexicon senses to search beside `translation` for a question asked in `from`, chosen by their
  * co-occurrence in the docs collection (prose, where the question's words keep company; none when it
- * is empty). One `matchCounts` request; each word translated alone by the translator (cached).
+ * is empty). Two `matchCounts` requests; each word translated alone by the translator (cached).
  */
 export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
   if ((await deps.store.count('docs')) === 0) return [];
@@ -91,8 +109,15 @@ export async function disambiguatedSenses(question: string, translation: string,
   }
   if (words.length === 0) return [];
   const context = contentWords(translation, to);
-  const sets = countsNeeded(words, context);
-  const counts = await deps.store.matchCounts('docs', sets);
-  const byKey = new Map(sets.map((set, i) => [set.join('\n'), counts[i]!]));
-  return chooseSenses(words, context, (set) => byKey.get(set.join('\n')) ?? 0);
+  const byKey = new Map<string, number>();
+  const lookup: MatchCount = (set) => byKey.get(set.join('\n')) ?? 0;
+  const fetch = async (sets: string[][]) => {
+    if (sets.length === 0) return;
+    const counts = await deps.store.matchCounts('docs', sets);
+    sets.forEach((set, i) => byKey.set(set.join('\n'), counts[i]!));
+  };
+  // The words alone, then only the pairs a choice needs.
+  await fetch(countsNeeded(words, context));
+  await fetch(countsNeeded(words, context, lookup));
+  return chooseSenses(words, context, lookup);
 }
