@@ -111,13 +111,13 @@ export async function disambiguatedSenses(question: string, translation: string,
   const context = contentWords(translation, to);
   const byKey = new Map<string, number>();
   const lookup: MatchCount = (set) => byKey.get(set.join('\n')) ?? 0;
-  const fetch = async (sets: string[][]) => {
+  const countSets = async (sets: string[][]) => {
     if (sets.length === 0) return;
     const counts = await deps.store.matchCounts('docs', sets);
     sets.forEach((set, i) => byKey.set(set.join('\n'), counts[i]!));
   };
   // The words alone, then only the pairs a choice needs.
-  await fetch(countsNeeded(words, context));
-  await fetch(countsNeeded(words, context, lookup));
+  await countSets(countsNeeded(words, context));
+  await countSets(countsNeeded(words, context, lookup));
   return chooseSenses(words, context, lookup);
 }
