@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSenses, countsNeeded, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
+import { chooseSenses, countsNeeded, disambiguatedSenses, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
+import type { Store } from '../pipeline/store/store.ts';
+import type { SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
+import type { Translator } from '../pipeline/text/translate.ts';
 
 /** Chunks of a tiny corpus as word sets: what `matchCounts` counts over. */
 const CHUNKS = [
@@ -46,5 +49,28 @@ describe('chooseSenses', () => {
     const asked = new Set([...countsNeeded(words, context), ...countsNeeded(words, context, count)].map((s) => s.join('\n')));
     chooseSenses(words, context, (set) => (read.push(set.join('\n')), count(set)));
     expect(read.filter((k) => !asked.has(k))).toEqual([]);
+  });
+});
+
+describe('disambiguatedSenses', () => {
+  // The corpus above as a store's docs collection: only what the choice reads of it.
+  const store = { count: async () => CHUNKS.length, matchCounts: async (_c: string, sets: string[][]) => sets.map(count) } as unknown as Store;
+  const lexicon: SenseLexicon = { pairs: 1, words: { plantillas: [['template', 0.6], ['staff', 0.3]] }, stems: {} };
+  const translator = (alone: Record<string, string>): Translator & { calls: string[] } => {
+    const calls: string[] = [];
+    return { id: 'fake', calls, translate: async (text: string) => (calls.push(text), alone[text] ?? text) };
+  };
+
+  it('translates each word with lexicon senses alone, and searches the sense the docs prefer', async () => {
+    const t = translator({ plantillas: 'Staff' });
+    expect(await disambiguatedSenses('¿Qué plantillas se han renderizado?', 'Which staff have rendered?', 'es', 'en', { lexicon, translator: t, store, minProbability: 0.3 })).toEqual(['template']);
+    expect(t.calls).toEqual(['plantillas']);
+  });
+
+  it('reads a word’s translation alone from the lexicon when setup recorded it', async () => {
+    const t = translator({});
+    const recorded = { ...lexicon, alone: { by: 'apertium 1', words: { plantillas: ['staff'] } } };
+    expect(await disambiguatedSenses('¿Qué plantillas se han renderizado?', 'Which staff have rendered?', 'es', 'en', { lexicon: recorded, translator: t, store, minProbability: 0.3 })).toEqual(['template']);
+    expect(t.calls).toEqual([]);
   });
 });

@@ -81,6 +81,11 @@ export function chooseSenses(words: readonly WordSenses[], context: readonly str
   return chosen;
 }
 
+/** What the translator makes of a word alone: the content words of its translation. */
+export async function translatedAlone(word: string, translator: Translator, from: Language, to: Language): Promise<string[]> {
+  return contentWords(await translator.translate(word, from, to), to);
+}
+
 /** Lower-case words of a text that carry meaning in `language` (not stopwords). */
 function contentWords(text: string, language: Language): string[] {
   return [...new Set((text.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => contentTerms(w, language).size > 0))];
@@ -97,7 +102,8 @@ export interface SenseDeps {
 /**
  * The lexicon senses to search beside `translation` for a question asked in `from`, chosen by their
  * co-occurrence in the docs collection (prose, where the question's words keep company; none when it
- * is empty). Two `matchCounts` requests; each word translated alone by the translator (cached).
+ * is empty). Two `matchCounts` requests; each word translated alone as setup recorded it in the
+ * lexicon, or by the translator when it did not (a word found by its stem).
  */
 export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
   if ((await deps.store.count('docs')) === 0) return [];
@@ -105,7 +111,7 @@ export async function disambiguatedSenses(question: string, translation: string,
   for (const word of contentWords(question, from)) {
     const senses = sensesOf(deps.lexicon, word, deps.minProbability);
     if (senses.length === 0) continue;
-    words.push({ word, translated: contentWords(await deps.translator.translate(word, from, to), to), senses });
+    words.push({ word, translated: deps.lexicon.alone?.words[word] ?? (await translatedAlone(word, deps.translator, from, to)), senses });
   }
   if (words.length === 0) return [];
   const context = contentWords(translation, to);

@@ -16,6 +16,12 @@ export interface SenseLexicon {
   words: Lexicon;
   /** The same by Snowball stem, for inflections the catalogs lack. */
   stems: Lexicon;
+  /**
+   * What the translator makes of each of `words` alone (its content words), made by `npm run setup` with
+   * the installed translator (`by`: its name and version; setup makes them again when that changes), so a
+   * question's words need no translation each (pipeline/retrieval/senses.ts).
+   */
+  alone?: { by: string; words: Record<string, string[]> };
 }
 
 /** Trains the lexicon from the pinned catalogs (downloaded into `cache` when absent) and writes it to `file`. */
@@ -25,11 +31,17 @@ export function buildLexicon(file: string, cache: string, log: (m: string) => vo
     .filter((p) => p.source.length > 0 && p.target.length > 0 && p.source.length <= 40 && p.target.length <= 40);
   const stemmed = pairs.map((p) => ({ ...p, source: p.source.map((w) => stem(w, 'es')) }));
   const built: SenseLexicon = { pairs: pairs.length, words: lexiconOf(trainIbm1(pairs), pairs), stems: lexiconOf(trainIbm1(stemmed), stemmed) };
+  writeLexicon(file, built);
+  return built;
+}
+
+/** Writes the lexicon whole or not at all (a temporary file renamed into place), and forgets a copy read before. */
+export function writeLexicon(file: string, lexicon: SenseLexicon): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(built));
+  fs.writeFileSync(tmp, JSON.stringify(lexicon));
   fs.renameSync(tmp, file);
-  return built;
+  loaded.delete(file);
 }
 
 const loaded = new Map<string, SenseLexicon | undefined>();
