@@ -147,7 +147,7 @@ function translatorEnv(): void {
 /**
  * The lexicon of software senses for Spanish questions (`retrieval.crossLingual.bm25: disambiguated`):
  * trained once from pinned packages' Spanish message catalogs (Debian and PyPI, ~37 MB, kept in
- * .cita/cache/lexicon; ~15 s CPU). Without it, Spanish questions are searched with the translation alone.
+ * .cita/cache/lexicon; ~20 s to train). Without it, Spanish questions are searched with the translation alone.
  */
 async function lexiconEnv(): Promise<void> {
   const file = path.join(root, '.cita/models/lexicon-es-en.json');
@@ -178,7 +178,7 @@ async function lexiconEnv(): Promise<void> {
   await translationsAlone(file);
 }
 
-/** The installed translator's name and version (Debian's apertium-en-es), or undefined without one. */
+/** The installed translator's packages and versions (Debian's apertium and apertium-en-es), or undefined without it. */
 function translatorVersion(): string | undefined {
   if (!hasApertiumSpaEng()) return undefined;
   try {
@@ -207,6 +207,9 @@ async function translationsAlone(file: string): Promise<void> {
     for (const word of Object.keys(lexicon.words)) words[word] = await translatedAlone(word, translator, 'es', 'en');
     writeLexicon(file, { ...lexicon, alone: { by, words } });
     console.log(`lexicon: ${Object.keys(words).length} words translated alone by ${by}, in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } catch (err) {
+    // Not fatal: a search then translates each word itself.
+    console.warn(`lexicon: its words not translated alone (${err instanceof Error ? err.message : String(err)}); searches will translate them as they go`);
   } finally {
     await translator.close();
   }
