@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { meanVector } from '../pipeline/vectors.ts';
+import { cosine } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
@@ -83,15 +83,17 @@ const es = await embedAll(drawn.map((p) => p.translation));
 const muEn = mean(en);
 const muEs = mean(es);
 const offset = muEn.map((x, i) => x - muEs[i]!);
-const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
-const pairCos = (shift: number) => en.reduce((s, v, i) => s + cosine(v, meanVector([es[i]!.map((x, j) => x + shift * offset[j]!)])), 0) / en.length;
+/** A vector moved by β times the language offset, scaled back to unit length. */
+function shifted(v: Float32Array, beta: number): Float32Array {
+  const moved = v.map((x, i) => x + beta * offset[i]!);
+  const norm = Math.hypot(...moved);
+  return moved.map((x) => x / norm);
+}
+const pairCos = (beta: number) => en.reduce((s, v, i) => s + cosine(v, shifted(es[i]!, beta)), 0) / en.length;
 console.error(
-  `${drawn.length} catalog pairs embedded in ${((Date.now() - started) / 1000).toFixed(1)} s; |offset| ${Math.sqrt(cosine(offset, offset)).toFixed(3)}; ` +
+  `${drawn.length} catalog pairs embedded in ${((Date.now() - started) / 1000).toFixed(1)} s; |offset| ${Math.hypot(...offset).toFixed(3)}; ` +
     `mean cosine en–es ${pairCos(0).toFixed(3)}, after the shift ${pairCos(1).toFixed(3)}`,
 );
-
-/** A question vector moved by β times the language offset, renormalised. */
-const shifted = (v: Float32Array, beta: number) => meanVector([v.map((x, i) => x + beta * offset[i]!)]);
 
 const alpha = config.retrieval.hybrid.alpha;
 const rows: ModeRow[] = [];
