@@ -13,7 +13,7 @@
  *     from the corpus language), after the header of each embedded text; BM25 as today;
  *   - the header as a second dense field (`--header-weights 0.25,0.5`): a chunk's dense score is
  *     (1 − w) × its cosine to the question + w × its header's (embedded alone); `mixed`: the two
- *     vectors mixed into one by the same weights, then scaled to unit length.
+ *     vectors mixed into one by the same weights.
  * The variants are in-memory SQLite stores filled from the index's docs chunks; the bodies' vectors
  * go through the instance's vector cache (the first run embeds them: about a tenth of a CPU-second
  * per chunk).
@@ -29,6 +29,7 @@ import { bm25Options } from '../pipeline/store/backend.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
 import { translatorFor, type Language } from '../pipeline/text/translate.ts';
 import type { Chunk, ScoredChunk, StoredChunk } from '../pipeline/types.ts';
+import { cosine } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
@@ -99,16 +100,15 @@ const bilingual = await storeOf(chunks, (c) => c, glossed);
 // The header as a second dense field: each chunk's cosine to the question mixed with its header's.
 const chunkVectors = await vectorsOf(chunks.map((c) => c.text));
 const headerVectors = await vectorsOf(chunks.map(headerOf));
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
-const unit = (v: Float32Array) => v.map((x) => x / Math.sqrt(dot(v, v)));
-/** The dense side over vectors of the chunks (cosine: unit vectors), in memory. */
-const knnOver = (vectors: Float32Array[]) => (v: Float32Array) =>
-  chunks.map((c, i) => ({ chunk: c, score: dot(v, vectors[i]!) })).sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id)).slice(0, depth);
-const fieldKnn = (w: number) => (v: Float32Array) =>
-  chunks
-    .map((c, i) => ({ chunk: c, score: (1 - w) * dot(v, chunkVectors[i]!) + w * dot(v, headerVectors[i]!) }))
-    .sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id))
-    .slice(0, depth);
+/** The dense side in memory: each chunk scored by `score` (cosines), best first, ties by id, the first `depth`. */
+const knnBy = (score: (v: Float32Array, i: number) => number) => (v: Float32Array) =>
+  chunks.map((c, i) => ({ chunk: c, score: score(v, i) })).sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id)).slice(0, depth);
+const fieldKnn = (w: number) => knnBy((v, i) => (1 - w) * cosine(v, chunkVectors[i]!) + w * cosine(v, headerVectors[i]!));
+// Mixed into one vector: cosine ignores its length, so no scaling is needed.
+const mixedKnn = (w: number) => {
+  const mixed = chunkVectors.map((a, i) => a.map((x, j) => (1 - w) * x + w * headerVectors[i]![j]!));
+  return knnBy((v, i) => cosine(v, mixed[i]!));
+};
 
 type Dense = (v: Float32Array) => Promise<ScoredChunk[]> | ScoredChunk[];
 const knnOf = (s: SqliteStore): Dense => (v) => s.knn('docs', v, depth);
@@ -122,7 +122,7 @@ const variants: Record<string, { bm25: SqliteStore; dense: Dense }> = {
     headerWeights.flatMap((w) => [
       [`header field ${w}`, { bm25: withTitles, dense: fieldKnn(w) }],
       // The same weight mixed into one vector per chunk (what a store of one vector per chunk could hold).
-      [`header mixed ${w}`, { bm25: withTitles, dense: knnOver(chunkVectors.map((a, i) => unit(a.map((x, j) => (1 - w) * x + w * headerVectors[i]![j]!)))) }],
+      [`header mixed ${w}`, { bm25: withTitles, dense: mixedKnn(w) }],
     ]),
   ),
 };
