@@ -20,12 +20,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { contentTerms, stem } from '../pipeline/text/analysis.ts';
+import { contentTerms } from '../pipeline/text/analysis.ts';
 import { translatorFor } from '../pipeline/text/translate.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
 import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
-import { buildLexicon, readLexicon, type SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
+import { chooseSenses, translatedAlone, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
+import { buildLexicon, readLexicon, sensesOf, type SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -63,39 +64,15 @@ function gloss(question: string, mode: 'best' | 'all' | 'untranslated', translat
   for (const word of question.toLowerCase().match(/\p{L}+/gu) ?? []) {
     if (contentTerms(word, 'es').size === 0) continue; // a stopword
     if (mode === 'untranslated' && !kept.has(word)) continue;
-    const senses = (lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []).filter(([, p]) => p >= min);
-    out.push(...(mode === 'all' ? senses : senses.slice(0, 1)).map(([e]) => e));
+    const senses = sensesOf(lexicon, word, min);
+    out.push(...(mode === 'all' ? senses : senses.slice(0, 1)));
   }
   return out;
 }
 
-// Which docs chunks hold each word: for choosing among a word's senses by the company they keep there.
-const docsChunks = await (async () => {
-  const { store: s, close: c } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
-  const chunks = await s.get(await s.ids('docs'));
-  await c();
-  return chunks;
-})();
-const postings = new Map<string, Set<number>>();
-docsChunks.forEach((c, i) => {
-  for (const w of new Set(c.text.toLowerCase().match(/\p{L}+/gu) ?? [])) {
-    if (!postings.has(w)) postings.set(w, new Set());
-    postings.get(w)!.add(i);
-  }
-});
-/** Dice's coefficient of two words over the docs chunks: 2 |A ∩ B| / (|A| + |B|). */
-function dice(a: string, b: string): number {
-  const [x, y] = [postings.get(a), postings.get(b)];
-  if (!x || !y) return 0;
-  let both = 0;
-  for (const i of x) if (y.has(i)) both++;
-  return (2 * both) / (x.size + y.size);
-}
-const englishWords = (text: string) => (text.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => postings.has(w) && contentTerms(w, 'en').size > 0);
-
 const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
-const translator = translatorFor(config.languages.translator);
+const translator = translatorFor(config.languages.translator)!;
 const seen = new Map<string, boolean>();
 /** Whether the docs collection holds the word (a BM25 hit: its document frequency is not 0). */
 async function inDocs(word: string): Promise<boolean> {
@@ -103,46 +80,34 @@ async function inDocs(word: string): Promise<boolean> {
   return seen.get(word)!;
 }
 
+// Which docs chunks hold each word (the letters of their text): the counts `+ disambiguated` reads.
+const postings = new Map<string, Set<number>>();
+(await store.get(await store.ids('docs'))).forEach((c, i) => {
+  for (const w of new Set(c.text.toLowerCase().match(/\p{L}+/gu) ?? [])) {
+    if (!postings.has(w)) postings.set(w, new Set());
+    postings.get(w)!.add(i);
+  }
+});
+/** How many docs chunks hold every word of a set, from the postings above. */
+const postingsCount: MatchCount = (words) => {
+  const [first, ...rest] = words.map((w) => postings.get(w) ?? new Set<number>());
+  return [...first!].filter((i) => rest.every((p) => p.has(i))).length;
+};
+
 /**
- * The `+ disambiguated` senses: for each content word with lexicon senses the docs hold, its sense —
- * Apertium's (the word translated alone) or the lexicon's (top 3) — whose summed Dice with the rest of
- * the translation's words is highest (co-occurrence translation disambiguation); added when it is not
- * Apertium's.
+ * The `+ disambiguated` senses: the product's choice (pipeline/retrieval/senses.ts `chooseSenses`) over
+ * counts taken from the docs' text here instead of from the store's full-text index — for each content
+ * word with lexicon senses the docs hold, Apertium's sense (the word translated alone) or the lexicon's
+ * (top 3), whichever has the highest summed Dice with the rest of the translation's words.
  */
 async function disambiguated(question: string, translation: string): Promise<string[]> {
-  const context = [...new Set(englishWords(translation))];
-  const out: string[] = [];
-  for (const word of question.toLowerCase().match(/\p{L}+/gu) ?? []) {
+  const words: WordSenses[] = [];
+  for (const word of new Set(question.toLowerCase().match(/\p{L}+/gu) ?? [])) {
     if (contentTerms(word, 'es').size === 0) continue;
-    const senses = (lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []).filter(([e, p]) => p >= min && postings.has(e)).slice(0, 3).map(([e]) => e);
-    if (senses.length === 0) continue;
-    const alone = englishWords(await translator!.translate(word, 'es', config.languages.corpus));
-    const candidates = [...new Set([...alone, ...senses])];
-    if (candidates.length < 2) continue;
-    const best = bestSense(candidates, context);
-    if (!alone.includes(best)) out.push(best);
+    const senses = sensesOf(lexicon, word, min);
+    if (senses.length > 0) words.push({ word, translated: await translatedAlone(word, translator, 'es', config.languages.corpus), senses });
   }
-  return out;
-}
-
-/** Of candidate senses, the one whose summed Dice with the context's other words is highest. */
-function bestSense(candidates: string[], context: string[]): string {
-  const others = context.filter((c) => !candidates.includes(c));
-  const score = (e: string) => others.reduce((sum, c) => sum + dice(e, c), 0);
-  return candidates.reduce((a, b) => (score(b) > score(a) ? b : a));
-}
-
-/** `+ disambiguated (apertium)`: the same choice among the dictionary's own senses of each word (its first: the translation's). */
-async function disambiguatedByDictionary(question: string, translation: string): Promise<string[]> {
-  const context = [...new Set(englishWords(translation))];
-  const out: string[] = [];
-  for (const unit of await translator!.senses!(question, 'es', config.languages.corpus)) {
-    const candidates = [...new Set(unit.map((t) => t.toLowerCase()).filter((t) => postings.has(t)))];
-    if (candidates.length < 2) continue;
-    const best = bestSense(candidates, context);
-    if (best !== unit[0]!.toLowerCase()) out.push(best);
-  }
-  return out;
+  return chooseSenses(words, [...new Set(translation.toLowerCase().match(/\p{L}+/gu) ?? [])].filter((w) => contentTerms(w, 'en').size > 0), postingsCount);
 }
 
 /** The `+ repaired` senses: for each content word whose translation alone has no word the docs hold, its most probable sense they do hold. */
@@ -150,10 +115,10 @@ async function repairs(question: string): Promise<string[]> {
   const out: string[] = [];
   for (const word of question.toLowerCase().match(/\p{L}+/gu) ?? []) {
     if (contentTerms(word, 'es').size === 0) continue;
-    const alone = (await translator!.translate(word, 'es', config.languages.corpus)).toLowerCase().match(/\p{L}+/gu) ?? [];
+    const alone = (await translator.translate(word, 'es', config.languages.corpus)).toLowerCase().match(/\p{L}+/gu) ?? [];
     if ((await Promise.all(alone.map(inDocs))).some(Boolean)) continue;
-    for (const [sense, p] of lexicon.words[word] ?? lexicon.stems[stem(word, 'es')] ?? []) {
-      if (p >= min && (await inDocs(sense))) {
+    for (const sense of sensesOf(lexicon, word, min)) {
+      if (await inDocs(sense)) {
         out.push(sense);
         break;
       }
@@ -161,16 +126,17 @@ async function repairs(question: string): Promise<string[]> {
   }
   return out;
 }
+
 const alpha = config.retrieval.hybrid.alpha;
 const files = (text: string, vector: Float32Array | undefined, a: number) => docsFiles(store, text, vector, a);
 
-const translatedAlone = { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, bm25: 'translated' as const } } };
+const aloneConfig = { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, bm25: 'translated' as const } } };
 const rows: ModeRow[] = [];
 for (const q of questions) {
   // Every mode adds to the translation alone (`bm25: translated`, the default before the senses);
   // `(today)` is the default's plan, with the senses the docs prefer since 2026-12-03.
   const today = await questionPlan(config, q, store);
-  const { translation, plan } = await questionPlan(translatedAlone, q, store);
+  const { translation, plan } = await questionPlan(aloneConfig, q, store);
   const [vOriginal, vTranslated] = await embedder.embedQueries([q.question, translation ?? q.question]);
   const vector = planVector(plan, q.question, vOriginal!, vTranslated!);
   const with_ = (extra: string[]) => (extra.length ? `${plan.bm25}\n${extra.join(' ')}` : plan.bm25);
@@ -180,8 +146,7 @@ for (const q of questions) {
   const untranslated = spanish ? gloss(q.question, 'untranslated', translation) : [];
   const repaired = spanish ? await repairs(q.question) : [];
   const chosen = spanish ? await disambiguated(q.question, translation ?? '') : [];
-  const byDictionary = spanish ? await disambiguatedByDictionary(q.question, translation ?? '') : [];
-  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}\n  repaired: ${repaired.join(' ')}\n  disambiguated: ${chosen.join(' ')}\n  by the dictionary: ${byDictionary.join(' ')}`);
+  if (values.show && spanish) console.error(`${q.id}: ${translation ?? ''}\n  + ${best.join(' ')}\n  repaired: ${repaired.join(' ')}\n  disambiguated: ${chosen.join(' ')}`);
   const modes: Record<string, () => Promise<string[]>> = {
     'bm25 (translation alone)': () => files(plan.bm25, undefined, 0),
     'bm25 (today)': () => files(today.plan.bm25, undefined, 0),
@@ -196,8 +161,6 @@ for (const q of questions) {
     'hybrid + repaired': () => files(with_(repaired), vector, alpha),
     'bm25 + disambiguated': () => files(with_(chosen), undefined, 0),
     'hybrid + disambiguated': () => files(with_(chosen), vector, alpha),
-    'bm25 + disamb. (apertium)': () => files(with_(byDictionary), undefined, 0),
-    'hybrid + disamb. (apertium)': () => files(with_(byDictionary), vector, alpha),
   };
   for (const [mode, run] of Object.entries(modes)) {
     const ranked = await run();

@@ -23,8 +23,6 @@ export interface Translator {
    * exit, output, departure), before a translation picks one: query expansion for word matching.
    */
   alternatives?(text: string, from: Language, to: Language): Promise<string[]>;
-  /** Each lexical unit's senses in the dictionary, in order (Apertium). */
-  senses?(text: string, from: Language, to: Language): Promise<string[][]>;
 }
 
 /**
@@ -179,18 +177,13 @@ export class ApertiumTranslator implements Translator {
   }
 
   async alternatives(text: string, from: Language, to: Language): Promise<string[]> {
-    return [...new Set((await this.senses(text, from, to)).flat().map((t) => t.toLowerCase()))];
-  }
-
-  /** The dictionary's senses of each lexical unit of `text`, in order (see parseBilingual). */
-  async senses(text: string, from: Language, to: Language): Promise<string[][]> {
     if (from === to || text.trim() === '') return [];
     const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
     const { stream } = protectCode(text.normalize('NFC'));
     const stages = await this.bilingualStages(mode);
     // The file is the shell's $0, read into the first stage (not a string spliced into the command).
     const out = await this.withInput(stream, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${stages}`, file], `apertium ${mode} (bilingual lookup)`));
-    return parseBilingual(out);
+    return [...new Set(parseBilingual(out).flat().map((t) => t.toLowerCase()))];
   }
 
   /** The stages of a mode up to its bilingual lookup (`lt-proc -b …autobil.bin`), from its `.mode` file. */
