@@ -54,7 +54,7 @@ describe('chooseSenses', () => {
 
 describe('disambiguatedSenses', () => {
   // The corpus above as a store's docs collection: only what the choice reads of it.
-  const store = { count: async () => CHUNKS.length, matchCounts: async (_c: string, sets: string[][]) => sets.map(count) } as unknown as Store;
+  const store = { matchCounts: async (_c: string, sets: string[][]) => sets.map(count) } as unknown as Store;
   const lexicon: SenseLexicon = { pairs: 1, words: { plantillas: [['template', 0.6], ['staff', 0.3]] }, stems: {} };
   const translator = (alone: Record<string, string>): Translator & { calls: string[] } => {
     const calls: string[] = [];

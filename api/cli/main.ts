@@ -11,7 +11,7 @@ import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
 import { loadInstance, openInstance, scanSources } from '../../pipeline/instance.ts';
-import { questionAlpha, searchPlan, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
+import { questionAlpha, searchPlan, sensesNotes, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchCollections } from '../../pipeline/retrieval/search.ts';
 import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
@@ -231,8 +231,7 @@ export function buildCli(): Command {
         } else {
           if (translation?.text !== undefined) {
             process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
-            if (config.retrieval.crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length) process.stdout.write(`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}\n`);
-            if (translation.warning !== undefined) process.stdout.write(`${translation.warning}\n`);
+            for (const note of sensesNotes(translation, config.retrieval.crossLingual)) process.stdout.write(`${note}\n`);
           } else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);

@@ -6,7 +6,7 @@ import { evidenceFeatures, learnedRoute } from '../retrieval/learnedRoute.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
-import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
+import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
 import type { Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
@@ -111,8 +111,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   if (translation?.text !== undefined) {
     const t = translation.text;
     route.reasons.push(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${JSON.stringify(t.length > 160 ? `${t.slice(0, 159)}…` : t)}`);
-    if (config.retrieval.crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length) route.reasons.push(`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`);
-    if (translation.warning !== undefined) route.reasons.push(translation.warning);
+    route.reasons.push(...sensesNotes(translation, config.retrieval.crossLingual));
   } else if (translation?.error !== undefined) route.reasons.push(`not translated (${translation.error}): searched as asked`);
 
   // Second hop: the referenced issue's text is what code and docs are searched with.

@@ -49,9 +49,11 @@ export async function translateQuestion(
     const [text, alternatives] = await Promise.all([t.translate(question, language, to), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
     if (config.retrieval.crossLingual.bm25 !== 'disambiguated') return { ...base, text, ...(alternatives ? { alternatives } : {}) };
     const file = path.resolve(findRoot(), config.languages.lexicon);
-    const lexicon = language === 'es' && to === 'en' ? readLexicon(file) : undefined;
+    // The lexicon is Spanish → English.
+    const paired = language === 'es' && to === 'en';
+    const lexicon = paired ? readLexicon(file) : undefined;
     if (!lexicon || !store) {
-      const why = !store ? 'no index to read the senses from' : language === 'es' && to === 'en' ? `no lexicon at ${file} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
+      const why = !store ? 'no index to read the senses from' : paired ? `no lexicon at ${file} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
       return { ...base, text, warning: `${why}: the translation is searched alone` };
     }
     const senses = await disambiguatedSenses(question, text, language, to, { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY });
@@ -63,6 +65,14 @@ export async function translateQuestion(
 
 /** A lexicon sense below this probability is not a candidate (the research tool's default, eval/lexiconRetrieval.ts). */
 const SENSE_MIN_PROBABILITY = 0.3;
+
+/** What a translation's senses add to the lines that report it (`ask`'s route, `cita search`): the senses searched, or why none were. */
+export function sensesNotes(translation: Translation, crossLingual: Pick<CitaConfig['retrieval']['crossLingual'], 'bm25'>): string[] {
+  return [
+    ...(crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length ? [`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`] : []),
+    ...(translation.warning !== undefined ? [translation.warning] : []),
+  ];
+}
 
 /**
  * The dense weight for searching with the question: an explicit one (A/B, `--alpha`) wins; a

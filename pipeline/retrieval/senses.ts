@@ -102,11 +102,10 @@ export interface SenseDeps {
 /**
  * The lexicon senses to search beside `translation` for a question asked in `from`, chosen by their
  * co-occurrence in the docs collection (prose, where the question's words keep company; none when it
- * is empty). Two `matchCounts` requests; each word translated alone as setup recorded it in the
+ * is empty: no word is in it). Two `matchCounts` requests; each word translated alone as setup recorded it in the
  * lexicon, or by the translator when it did not (a word found by its stem).
  */
 export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
-  if ((await deps.store.count('docs')) === 0) return [];
   const words: WordSenses[] = [];
   for (const word of contentWords(question, from)) {
     const senses = sensesOf(deps.lexicon, word, deps.minProbability);
