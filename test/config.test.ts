@@ -154,14 +154,12 @@ describe('retrieval.bm25 (#14 item 4)', () => {
     expect(bm25Options(set)).toEqual({ bm25MaxTerms: undefined, bm25CommonCutoff: 2000 });
   });
 
-  it('advises another store only for a SQLite collection past the size its exact BM25 stays fast at', () => {
+  it('advises another store only for a SQLite collection past the size it stays fast at', () => {
     const { config } = loadConfig('pytest', { root });
     const big = SQLITE_LARGE_COLLECTION + 1;
     expect(scaleAdvice(config, { docs: 1444, code: 2472 })).toBeUndefined();
-    expect(scaleAdvice(config, { docs: 1444, code: big })).toMatch(/^code 100,001 chunks: .*store\.kind: elasticsearch.*retrieval\.bm25\.commonCutoff/);
-    const approximate = loadConfig('pytest', { root, overrides: ['retrieval.bm25.commonCutoff=0.01'] }).config;
+    expect(scaleAdvice(config, { docs: 1444, code: big })).toMatch(/^code 100,001 chunks: .*retrieval\.bm25\.memoryMB, 256 MB.*store\.kind: elasticsearch/);
     const es = loadConfig('pytest', { root, overrides: ['store.kind=elasticsearch'] }).config;
-    expect(scaleAdvice(approximate, { code: big })).toBeUndefined();
     expect(scaleAdvice(es, { code: big })).toBeUndefined();
   });
 });

@@ -204,9 +204,12 @@ export const configSchema = z
          * `selectTerms`); 0: every term. Both stores prune alike. `commonCutoff`: Lucene's common-terms
          * query (pipeline/store/shared.ts, `commonTerms`): a term found in more than this many chunks
          * (below 1: this share of the collection's chunks) only scores chunks a rarer term matches;
-         * 0: every chunk matching any term is scored. Defaults (config/defaults.yaml) and measurements: README.
+         * 0: every chunk matching any term is scored. `memoryMB`: the SQLite store keeps each phrase's
+         * scored rows in memory until the next write, up to this much per collection, least recently
+         * used first (pipeline/store/sqlite/ftsPostings.ts; Elasticsearch has its own caches).
+         * Defaults (config/defaults.yaml) and measurements: README.
          */
-        bm25: z.object({ maxTerms: z.number().int().min(0).max(10_000), commonCutoff: z.number().min(0) }).strict(),
+        bm25: z.object({ maxTerms: z.number().int().min(0).max(10_000), commonCutoff: z.number().min(0), memoryMB: z.number().min(0) }).strict(),
         /**
          * A question in another language than the corpus (`languages.corpus`): which text each
          * retriever searches with once the question is translated. `translated`: the translation;

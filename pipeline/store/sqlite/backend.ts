@@ -10,7 +10,7 @@ import { GENERATION_KEY, SqliteStore, type SqliteStoreOptions } from './sqliteSt
  * The SQLite index's lifecycle: one file per instance (`store.path`), created on first open; a
  * rebuild writes a file of its own beside it and renames it over the old one.
  */
-export function sqliteBackend(file: string, instance: string, options: Pick<SqliteStoreOptions, 'bm25MaxTerms' | 'bm25CommonCutoff'> = {}): StoreBackend {
+export function sqliteBackend(file: string, instance: string, options: Pick<SqliteStoreOptions, 'bm25MaxTerms' | 'bm25CommonCutoff' | 'bm25PostingsBytes'> = {}): StoreBackend {
   return {
     exists: async () => fs.existsSync(file),
     meta: async (omit = []) => readMeta(file, omit),
@@ -34,7 +34,7 @@ export function sqliteBackend(file: string, instance: string, options: Pick<Sqli
   };
 }
 
-function openFile(file: string, dims: number, instance: string, bm25: Pick<SqliteStoreOptions, 'bm25MaxTerms' | 'bm25CommonCutoff'>): SqliteStore {
+function openFile(file: string, dims: number, instance: string, bm25: Pick<SqliteStoreOptions, 'bm25MaxTerms' | 'bm25CommonCutoff' | 'bm25PostingsBytes'>): SqliteStore {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   return SqliteStore.open(file, { dims, instance, ...bm25 });
 }

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { ftsMatch } from '../../text/codeTokens.ts';
 import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, queryTerms, prunesTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
-import { byScoreThenId, topK } from '../topK.ts';
+import { topK } from '../topK.ts';
 import { commonTermsTop, FtsPhraseReads, type RowScore } from './ftsCommonTerms.ts';
+import { FtsPostings } from './ftsPostings.ts';
 
 /**
  * The embedded default store: one SQLite file per instance.
@@ -23,7 +23,8 @@ import { commonTermsTop, FtsPhraseReads, type RowScore } from './ftsCommonTerms.
  *   average length, so an index that had deletes ranked unlike a fresh build of the same content.)
  * - `chunks_vec` is a sqlite-vec `vec0` table partitioned by collection, cosine distance.
  * - bm25 and knn order equal scores by chunk id, at the k-th place too (see topK.ts), never by `seq`,
- *   which depends on the order chunks were written in.
+ *   which depends on the order chunks were written in. bm25 is FTS5's `bm25()` over the OR of the
+ *   query's terms, summed from each phrase's scores kept in memory until the next write (ftsPostings.ts).
  * - `symbols` maps names (and their last dotted part) to chunks; `meta` is free key/value, plus the
  *   generation counter under GENERATION_KEY (not shown by `meta()`).
  *
@@ -59,7 +60,16 @@ export interface SqliteStoreOptions {
   bm25MaxTerms?: number;
   /** bm25 as Lucene's common-terms query: terms in more than this many rows (below 1: this share of the collection's) only score rows a rarer term matches (`commonTerms`); undefined: every row matching any term. */
   bm25CommonCutoff?: number;
+  /** What each collection's postings kept in memory for bm25 may take (`FtsPostings`; `retrieval.bm25.memoryMB`); default BM25_POSTINGS_BYTES. */
+  bm25PostingsBytes?: number;
 }
+
+/**
+ * Per collection, 12 bytes a posting: pytest's whole index keeps 2 MiB; at 200,000 chunks the 144
+ * questions of bench/bm25-plans.ts keep 94 MiB, and 64 MiB made the least recently used go
+ * round in circles (README, Store).
+ */
+export const BM25_POSTINGS_BYTES = 256 * 2 ** 20;
 
 /** Document frequencies cached per collection and generation: more entries than this and the cache starts again. */
 const DF_CACHE_MAX = 200_000;
@@ -165,8 +175,9 @@ export class SqliteStore implements Store {
   /** Per collection, for the generation it was read at: document frequency of FTS5 tokens (`docFreq`) and the row count. */
   private readonly dfCache = new Map<Collection, { generation: number; df: Map<string, number>; rows?: number }>();
   private vocabTables: Partial<Record<Collection, Database.Statement>> = {};
-  private matchCountStmts: Partial<Record<Collection, Database.Statement>> = {};
   private phraseReads: Partial<Record<Collection, FtsPhraseReads>> = {};
+  private postings: Partial<Record<Collection, FtsPostings>> = {};
+  private readonly bm25PostingsBytes: number;
 
   private constructor(db: Database.Database, file: string, dims: number, options: SqliteStoreOptions) {
     this.db = db;
@@ -175,6 +186,7 @@ export class SqliteStore implements Store {
     this.instance = options.instance;
     this.bm25MaxTerms = options.bm25MaxTerms;
     this.bm25CommonCutoff = options.bm25CommonCutoff;
+    this.bm25PostingsBytes = options.bm25PostingsBytes ?? BM25_POSTINGS_BYTES;
     // A dry run plans against an in-memory store (no file to be replaced).
     this.ino = file === ':memory:' ? undefined : fs.statSync(file).ino;
     this.stmt = prepareStatements(db);
@@ -311,44 +323,33 @@ export class SqliteStore implements Store {
 
   async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
     checkCollection(collection, 'SqliteStore');
-    const fts = this.stmt.fts[collection];
     const terms = queryTerms(query);
     if (terms.length === 0 || !wantsHits(k)) return [];
     const n = Math.min(Math.floor(k), Number.MAX_SAFE_INTEGER - 1);
-    type Row = ChunkRow & { score: number };
     // One read transaction: the frequencies that chose the terms are those of the rows scored.
-    const rows = this.read(() =>
+    return this.read(() =>
       this.db.transaction(() => {
         const kept = prunesTerms(terms, this.bm25MaxTerms) ? selectTerms(terms, this.bm25MaxTerms, this.docFreq(collection, terms)) : terms;
-        const match = ftsMatch(kept);
-        if (match === '') return [];
-        const common = this.commonTermsTop(collection, kept, n);
-        if (common) {
-          const bySeq = new Map((this.stmt.rowsOfSeqs.all(JSON.stringify(common.map((t) => t.rowid))) as ChunkRow[]).map((row) => [row.seq, row]));
-          return common.map((t) => ({ ...bySeq.get(t.rowid)!, score: t.score }));
-        }
-        const top = fts.bm25.all({ match, n: n + 1 }) as Row[];
-        // The (k + 1)-th ties the k-th: which of the tied rows FTS5 kept depends on rowids; take them all.
-        return top.length > n && top[n]!.score >= top[n - 1]!.score ? (fts.bm25Ties.all({ match, k: n }) as Row[]) : top;
+        if (kept.length === 0) return [];
+        return this.rowsOf(this.commonTermsTop(collection, kept, n) ?? this.postingsOf(collection).top(kept, n, this.readGeneration(), this.idsOfSeqs));
       })(),
     );
-    return rows
-      .slice(0, n)
-      .map((row) => ({ chunk: rowToChunk(row), score: row.score }))
-      .sort(byScoreThenId);
+  }
+
+  /** Each rowid's chunk id. */
+  private readonly idsOfSeqs = (seqs: number[]) => new Map(this.stmt.idsOfSeqs.all(JSON.stringify(seqs)) as [number, string][]);
+
+  /** The chunks of ranked rows, in their order, with their scores. */
+  private rowsOf(top: RowScore[]): ScoredChunk[] {
+    if (top.length === 0) return [];
+    const bySeq = new Map((this.stmt.rowsOfSeqs.all(JSON.stringify(top.map((t) => t.rowid))) as ChunkRow[]).map((row) => [row.seq, row]));
+    return top.map((t) => ({ chunk: rowToChunk(bySeq.get(t.rowid)!), score: t.score }));
   }
 
   async matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]> {
     checkCollection(collection, 'SqliteStore');
-    const stmt = (this.matchCountStmts[collection] ??= this.db.prepare(`SELECT count(*) AS n FROM fts_${collection} WHERE fts_${collection} MATCH ?`));
-    return this.read(() =>
-      this.db.transaction(() =>
-        wordSets.map((words) => {
-          const terms = [...new Set(words.flatMap(queryTerms))];
-          return terms.length === 0 ? 0 : (stmt.get(ftsMatch(terms, 'AND')) as { n: number }).n;
-        }),
-      )(),
-    );
+    const phraseSets = wordSets.map((words) => [...new Set(words.flatMap(queryTerms))]);
+    return this.read(() => this.db.transaction(() => this.postingsOf(collection).counts(phraseSets, this.readGeneration()))());
   }
 
   /**
@@ -390,7 +391,7 @@ export class SqliteStore implements Store {
     if (this.bm25CommonCutoff === undefined) return undefined;
     const common = commonTerms(terms, this.bm25CommonCutoff, this.docFreq(collection, terms), this.rowCount(collection));
     if (!common) return undefined;
-    return commonTermsTop(this.phrasesOf(collection), terms, common, n, (seqs) => new Map(this.stmt.idsOfSeqs.all(JSON.stringify(seqs)) as [number, string][]));
+    return commonTermsTop(this.phrasesOf(collection), terms, common, n, this.idsOfSeqs);
   }
 
   /** The collection's rows, cached with its frequencies (`docFreq`, which must run first: it checks the generation). */
@@ -402,6 +403,19 @@ export class SqliteStore implements Store {
 
   private phrasesOf(collection: Collection): FtsPhraseReads {
     return (this.phraseReads[collection] ??= new FtsPhraseReads(this.db, `fts_${collection}`, BM25_WEIGHTS));
+  }
+
+  /** What the collection's bm25 keeps in memory (`FtsPostings.stats`), for benchmarks. */
+  postingsStats(collection: Collection): ReturnType<FtsPostings['stats']> {
+    return this.postingsOf(collection).stats();
+  }
+
+  private postingsOf(collection: Collection): FtsPostings {
+    return (this.postings[collection] ??= new FtsPostings(
+      this.phrasesOf(collection),
+      () => this.db.prepare(`SELECT rowid FROM fts_${collection} ORDER BY rowid`).pluck().all() as number[],
+      this.bm25PostingsBytes,
+    ));
   }
 
   /** The collection's FTS5 vocabulary (`term`, `doc`) for the tokens given as a JSON array; a temp table, made on first use. */
@@ -554,37 +568,9 @@ function isCorruption(err: unknown): boolean {
 }
 
 function prepareStatements(db: Database.Database) {
-  const [wTitle, wText, wIdent] = BM25_WEIGHTS;
   const ftsOf = (collection: Collection) => ({
     insert: db.prepare(`INSERT INTO fts_${collection} (rowid, title, text, identifiers) VALUES (?, ?, ?, ?)`),
     delete: db.prepare(`INSERT INTO fts_${collection} (fts_${collection}, rowid, title, text, identifiers) VALUES ('delete', ?, ?, ?, ?)`),
-    // Rank on the FTS table alone, then read the n winners' rows: sorting full rows cost more, and
-    // so did joining every match to read its id. FTS5 cuts at n by rowid (seq), which depends on the
-    // order of writes, so `bm25()` asks for k + 1 and, if the (k + 1)-th ties the k-th, runs `bm25Ties`.
-    bm25: db.prepare(
-      `WITH top AS (
-         SELECT rowid AS seq, -bm25(fts_${collection}, ${wTitle}, ${wText}, ${wIdent}) AS score
-         FROM fts_${collection} WHERE fts_${collection} MATCH :match
-         ORDER BY score DESC, rowid LIMIT :n
-       )
-       SELECT ${CHUNK_COLUMNS}, top.score AS score FROM top JOIN chunks c ON c.seq = top.seq
-       ORDER BY top.score DESC, c.id`,
-    ),
-    // Every row scoring at least the k-th best, in one more FTS5 run: the scores are kept
-    // (MATERIALIZED), the k-th is found among them, and ties go by chunk id. Before (#14 item 4), the
-    // top-n query ran again with n doubled until the n-th fell below the k-th: six runs for 300 copies
-    // of a text, x0.27 of the time at 200,000 chunks where texts repeat (bench/bm25-plans.ts). Not
-    // the first run: keeping every score costs ~15% more than a top-n sort when nothing ties.
-    bm25Ties: db.prepare(
-      `WITH scored AS MATERIALIZED (
-         SELECT rowid AS seq, -bm25(fts_${collection}, ${wTitle}, ${wText}, ${wIdent}) AS score
-         FROM fts_${collection} WHERE fts_${collection} MATCH :match
-       ),
-       kth AS (SELECT score FROM scored ORDER BY score DESC LIMIT 1 OFFSET :k - 1)
-       SELECT ${CHUNK_COLUMNS}, scored.score AS score FROM scored JOIN chunks c ON c.seq = scored.seq
-       WHERE NOT EXISTS (SELECT 1 FROM kth) OR scored.score >= (SELECT score FROM kth)
-       ORDER BY scored.score DESC, c.id LIMIT :k`,
-    ),
   });
   return {
     fts: Object.fromEntries(COLLECTIONS.map((c) => [c, ftsOf(c)])) as Record<Collection, ReturnType<typeof ftsOf>>,
