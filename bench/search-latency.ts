@@ -48,11 +48,11 @@ async function searchOnce(query: string): Promise<Timing> {
   const crossLingual = language !== config.languages.corpus;
   const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
   const t1 = performance.now();
-  const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives).question;
+  const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases).question;
   const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual) };
   const vector = hybrid.alpha > 0 ? meanVector(await embedder.embedQueries(plan.dense)) : undefined;
   const t2 = performance.now();
-  for (const c of COLLECTIONS) if ((await store.count(c)) > 0) await searchCollection(store, vector, c, plan.bm25, 10, hybrid);
+  for (const c of COLLECTIONS) if ((await store.count(c)) > 0) await searchCollection(store, vector, c, plan.bm25, 10, hybrid, plan.phrases);
   const t3 = performance.now();
   return { translate: t1 - t0, embed: t2 - t1, store: t3 - t2, total: t3 - t0 };
 }

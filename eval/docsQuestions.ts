@@ -10,7 +10,7 @@ import { distinct } from './metrics/recallAtK.ts';
 /**
  * The answerable questions with gold files of a cita-format dataset file, of one split or all: what
  * the docs-retrieval experiments (docsRetrieval, docsRankings, glossRetrieval, sparseRetrieval,
- * prfRetrieval, sentenceRerank, stemRetrieval, lexiconRetrieval, alignRetrieval, titleRetrieval) score.
+ * prfRetrieval, sentenceRerank, stemRetrieval, lexiconRetrieval, alignRetrieval, titleRetrieval, compoundRetrieval) score.
  */
 export function answerableQuestions(file: string | undefined, split: string | undefined, root: string): EvalQuestion[] {
   if (!file) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
@@ -26,7 +26,7 @@ export function answerableQuestions(file: string | undefined, split: string | un
  */
 export async function questionPlan(config: Pick<CitaConfig, 'languages' | 'retrieval'>, q: EvalQuestion, store: Store): Promise<{ translation?: string; plan: QueryPlan }> {
   const t = q.lang === config.languages.corpus ? undefined : await translateQuestion(config, q.question, q.lang, undefined, store);
-  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t?.text, config.retrieval.crossLingual, t?.alternatives).question };
+  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t?.text, config.retrieval.crossLingual, t?.alternatives, t?.phrases).question };
 }
 
 /**
@@ -38,8 +38,8 @@ export function planVector(plan: QueryPlan, question: string, asked: Float32Arra
 }
 
 /** The distinct files of the docs collection's hybrid ranking (BM25 over `text`, dense by `vector`, weight `alpha`), `depth` chunks deep. */
-export async function docsFiles(store: Store, text: string, vector: Float32Array | undefined, alpha: number, depth = 50): Promise<string[]> {
-  return distinct((await hybridCandidates(store, vector, 'docs', text, depth, alpha)).map((h) => h.chunk.citation.path));
+export async function docsFiles(store: Store, text: string, vector: Float32Array | undefined, alpha: number, depth = 50, phrases?: readonly string[]): Promise<string[]> {
+  return distinct((await hybridCandidates(store, vector, 'docs', text, depth, alpha, phrases)).map((h) => h.chunk.citation.path));
 }
 
 /** One question's file Recall@k and Acc@1 under one retrieval mode. */

@@ -41,3 +41,35 @@ describe('cita search with senses chosen by the docs', () => {
     expect(json.translation.alternatives).toEqual(['marker']);
   });
 });
+
+/**
+ * `retrieval.crossLingual.phrases: compounds` end to end (real translator, real store): "código de
+ * salida" is "exit code" in the docs, which hold "start code" and "output code" nowhere.
+ */
+describe('cita search with the compounds the docs use', () => {
+  let p: TestProject;
+  const question = '¿Qué significa el código de salida 5?';
+  const search = (...extra: string[]) => cita(p, ['search', 'demo', question, '--source', 'docs', '--k', '2', '--set', 'retrieval.crossLingual.phrases=compounds', ...extra]);
+  beforeAll(() => {
+    p = makeDemoProject();
+    p.write('docs/exit-codes.md', '# Exit codes\n\nRunning the tool can result in six different exit codes. Exit code 5 means no tests were collected.\n');
+    p.write('docs/output.md', '# Output\n\nThe code you write can print its output, and the tool can exit early.\n');
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+    const file = path.join(p.dir, '.cita/models/lexicon-es-en.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ pairs: 2, words: { salida: [['output', 0.5], ['exit', 0.4]] }, stems: {} }));
+  });
+  afterAll(() => p.cleanup());
+
+  it('searches the compound as a phrase and says so', () => {
+    const r = search();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('compounds the docs use, searched as phrases: exit code');
+    expect(r.stdout).toMatch(/ 1\. \[docs\] docs\/exit-codes\.md/);
+    expect(JSON.parse(search('--json').stdout).translation.phrases).toEqual(['exit code']);
+  });
+
+  it('searches none by default', () => {
+    expect(cita(p, ['search', 'demo', question, '--source', 'docs', '--k', '2']).stdout).not.toContain('compounds the docs use');
+  });
+});

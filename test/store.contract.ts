@@ -304,6 +304,35 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
       });
     });
 
+    describe('bm25 with phrases (#15: compounds of translated words)', () => {
+      beforeEach(async () => {
+        await store.upsert([
+          makeChunk('d-exit', 'docs', 'pytest ends with an exit code when tests fail'),
+          makeChunk('d-apart', 'docs', 'the code you write can exit early'),
+          ...Array.from({ length: 5 }, (_, i) => makeChunk(`d-pad-${i}`, 'docs', `padding words ${i}`)),
+        ]);
+      });
+      const score = (hits: ScoredChunk[], id: string) => hits.find((h) => h.chunk.id === id)?.score;
+
+      it('counts the chunks holding a phrase, its words together and in order (phraseCounts)', async () => {
+        expect(await store.phraseCounts('docs', ['exit code', 'code exit', 'Exit  Code!', 'exit', 'nowhere here', ''])).toEqual([1, 0, 1, 0, 0, 0]);
+        expect(await store.phraseCounts('code', ['exit code'])).toEqual([0]);
+        await expect(store.phraseCounts('bogus' as Collection, ['exit code'])).rejects.toThrow(/bogus/);
+      });
+
+      it('adds a phrase as one more term, scored only where its words stand together', async () => {
+        const words = await store.bm25('docs', 'exit code', 10);
+        const both = await store.bm25('docs', 'exit code', 10, ['exit code']);
+        expect(ids(words).sort()).toEqual(['d-apart', 'd-exit']);
+        expect(ids(both)[0]).toBe('d-exit');
+        expect(score(both, 'd-exit')!).toBeGreaterThan(score(words, 'd-exit')!);
+        expect(score(both, 'd-apart')!).toBeCloseTo(score(words, 'd-apart')!, 6);
+        // A phrase alone finds only where it stands; a one-word "phrase" is no phrase.
+        expect(ids(await store.bm25('docs', '', 10, ['exit code']))).toEqual(['d-exit']);
+        expect((await store.bm25('docs', 'exit code', 10, ['exit'])).map((h) => [h.chunk.id, h.score])).toEqual(words.map((h) => [h.chunk.id, h.score]));
+      });
+    });
+
     describe('bm25 with bm25MaxTerms (#14 item 4)', () => {
       // Document frequencies in `code`: alpha 5, beta 3, gamma 2, zanzibar 0, among 20 other chunks.
       const chunks = () => [

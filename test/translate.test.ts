@@ -159,6 +159,15 @@ describe('searchPlan', () => {
     expect(searchPlan('código de salida', '', 'code of exit', { bm25: 'disambiguated', dense: 'original' }).question.bm25).toBe('code of exit');
   });
 
+  it('carries the compounds the docs use as phrases for a translated question only', () => {
+    const mode = { bm25: 'disambiguated', dense: 'original' } as const;
+    expect(searchPlan('código de salida', '', 'code of start', mode, [], ['exit code']).question).toEqual({ bm25: 'code of start', dense: ['código de salida'], phrases: ['exit code'] });
+    expect(searchPlan('código de salida', 'Issue #1: x', undefined, mode, [], ['exit code'])).toEqual({
+      question: { bm25: 'código de salida', dense: ['código de salida'] },
+      hop: { bm25: 'Issue #1: x', dense: ['Issue #1: x'] },
+    });
+  });
+
   it('averages unit vectors into a unit vector', () => {
     const v = meanVector([new Float32Array([1, 0]), new Float32Array([0, 1])]);
     expect(v[0]).toBeCloseTo(Math.SQRT1_2, 6);

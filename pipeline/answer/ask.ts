@@ -116,7 +116,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // Second hop: the referenced issue's text is what code and docs are searched with.
   const hop = issueQuery(issueChunks);
-  const plan = searchPlan(question, hop, translation?.text, config.retrieval.crossLingual, translation?.alternatives);
+  const plan = searchPlan(question, hop, translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases);
   const queries: Partial<Record<Collection, string>> = {};
   for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? plan.hop!.bm25 : plan.question.bm25;
 
@@ -143,7 +143,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       const vector = alpha > 0 ? meanVector(p.dense.map((t) => embedded.get(t)!)) : undefined;
       // One search serves both: the context's list is its first budget.chunks (what searchCollection
       // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
-      const hits = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha);
+      const hits = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases);
       lists[c] = hits.slice(0, budget.chunks);
       deep[c] = hits.slice(0, depth);
       found[c] = hits;

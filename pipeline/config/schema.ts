@@ -227,6 +227,9 @@ export const configSchema = z
             bm25: z.enum(['translated', 'original', 'both', 'expanded', 'disambiguated']).default('disambiguated'),
             dense: z.enum(['translated', 'original', 'both']).default('original'),
             alpha: z.number().min(0).max(1).optional(),
+            // `compounds`: each "<head> de <modifier>" of a Spanish question whose English compound the docs use
+            // (modifier before head, from the words' senses; pipeline/retrieval/compounds.ts) is searched as a phrase.
+            phrases: z.enum(['none', 'compounds']).default('none'),
           })
           .strict()
           .prefault({}),

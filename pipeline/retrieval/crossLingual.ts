@@ -4,6 +4,7 @@ import type { CitaConfig } from '../config/schema.ts';
 import type { Store } from '../store/store.ts';
 import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
+import { docsCompounds } from './compounds.ts';
 import { disambiguatedSenses } from './senses.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface Translation {
    * (`retrieval.crossLingual.bm25: expanded`), or the lexicon senses the docs prefer (`disambiguated`).
    */
   alternatives?: string[];
+  /** Compounds the docs use, searched as phrases beside the translation (`retrieval.crossLingual.phrases: compounds`). */
+  phrases?: string[];
   error?: string;
   /** Why the translation is searched alone though `disambiguated` is set (no lexicon, no store). */
   warning?: string;
@@ -47,17 +50,21 @@ export async function translateQuestion(
   try {
     const expand = config.retrieval.crossLingual.bm25 === 'expanded' && t.alternatives !== undefined;
     const [text, alternatives] = await Promise.all([t.translate(question, language, to), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
-    if (config.retrieval.crossLingual.bm25 !== 'disambiguated') return { ...base, text, ...(alternatives ? { alternatives } : {}) };
+    const disambiguate = config.retrieval.crossLingual.bm25 === 'disambiguated';
+    const compounds = config.retrieval.crossLingual.phrases === 'compounds';
+    if (!disambiguate && !compounds) return { ...base, text, ...(alternatives ? { alternatives } : {}) };
     const file = path.resolve(findRoot(), config.languages.lexicon);
     // The lexicon is Spanish → English.
     const paired = language === 'es' && to === 'en';
     const lexicon = paired ? readLexicon(file) : undefined;
     if (!lexicon || !store) {
       const why = !store ? 'no index to read the senses from' : paired ? `no lexicon at ${file} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
-      return { ...base, text, warning: `${why}: the translation is searched alone` };
+      return { ...base, text, ...(alternatives ? { alternatives } : {}), warning: `${why}: the translation is searched alone` };
     }
-    const senses = await disambiguatedSenses(question, text, language, to, { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY });
-    return { ...base, text, alternatives: senses };
+    const deps = { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY };
+    const senses = disambiguate ? await disambiguatedSenses(question, text, language, to, deps) : alternatives;
+    const phrases = compounds ? await docsCompounds(question, language, to, deps) : [];
+    return { ...base, text, ...(senses ? { alternatives: senses } : {}), ...(phrases.length ? { phrases } : {}) };
   } catch (err) {
     return { ...base, error: (err as Error).message };
   }
@@ -70,6 +77,7 @@ const SENSE_MIN_PROBABILITY = 0.3;
 export function sensesNotes(translation: Translation, crossLingual: Pick<CitaConfig['retrieval']['crossLingual'], 'bm25'>): string[] {
   return [
     ...(crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length ? [`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`] : []),
+    ...(translation.phrases?.length ? [`compounds the docs use, searched as phrases: ${translation.phrases.join(', ')}`] : []),
     ...(translation.warning !== undefined ? [translation.warning] : []),
   ];
 }
@@ -86,6 +94,8 @@ export function questionAlpha(retrieval: CitaConfig['retrieval'], crossLingual: 
 export interface QueryPlan {
   bm25: string;
   dense: string[];
+  /** Phrases BM25 searches beside `bm25`'s terms (Store.bm25). */
+  phrases?: string[];
 }
 
 /**
@@ -99,6 +109,7 @@ export function searchPlan(
   translation: string | undefined,
   crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both' },
   alternatives: readonly string[] = [],
+  phrases: readonly string[] = [],
 ): { question: QueryPlan; hop?: QueryPlan } {
   const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
     translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
@@ -111,7 +122,7 @@ export function searchPlan(
     if (extra.length) bm25 += `\n${extra.join(' ')}`;
   }
   return {
-    question: { bm25, dense: pick(crossLingual.dense) },
+    question: { bm25, dense: pick(crossLingual.dense), ...(translation !== undefined && phrases.length ? { phrases: [...phrases] } : {}) },
     ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
   };
 }

@@ -19,8 +19,9 @@ export async function searchCollection(
   query: string,
   k: number,
   options: HybridOptions,
+  phrases?: readonly string[],
 ): Promise<SearchHit[]> {
-  return (await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha)).slice(0, k);
+  return (await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha, phrases)).slice(0, k);
 }
 
 /**
@@ -35,9 +36,10 @@ export async function hybridCandidates(
   query: string,
   n: number,
   alpha: number,
+  phrases?: readonly string[],
 ): Promise<SearchHit[]> {
   const [bm25, dense] = await Promise.all([
-    alpha < 1 ? store.bm25(collection, query, n) : Promise.resolve([]),
+    alpha < 1 ? store.bm25(collection, query, n, phrases) : Promise.resolve([]),
     alpha > 0 && queryVector ? store.knn(collection, queryVector, n) : Promise.resolve([]),
   ]);
   return convexCombination(bm25, dense, alpha);
@@ -68,7 +70,7 @@ export async function searchCollections(
   const results: Partial<Record<Collection, SearchHit[]>> = {};
   for (const c of collections) {
     if ((await store.count(c)) === 0) continue;
-    results[c] = await searchCollection(store, vector, c, plan.bm25, k, options);
+    results[c] = await searchCollection(store, vector, c, plan.bm25, k, options, plan.phrases);
   }
   return results;
 }

@@ -88,6 +88,15 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
+ * Phrases as the stores search them: lower-case words (letters and digits) joined by one space, at
+ * least two words (one word is a term, not a phrase), each phrase once.
+ */
+export function phraseTerms(phrases: readonly string[] = []): string[] {
+  const words = phrases.map((p) => p.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return [...new Set(words.filter((w) => w.length >= 2).map((w) => w.join(' ')))];
+}
+
+/**
  * Whether a query of these terms is pruned by `selectTerms` (then, and only then, a store looks up
  * their document frequencies): more terms than `maxTerms`.
  */

@@ -64,14 +64,22 @@ export interface Store {
   /**
    * Full-text search with code-aware tokens (`config` finds `loadConfig`, accents ignored); higher
    * score is better. Any text is a valid query; one without searchable words returns no hits.
+   * `phrases`: word sequences searched beside the query's terms, each as one more term that a chunk
+   * matches only where its words stand together in that order (`phraseTerms`; fewer than two words: ignored).
    */
-  bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]>;
+  bm25(collection: Collection, query: string, k: number, phrases?: readonly string[]): Promise<ScoredChunk[]>;
   /**
    * For each set of words, how many chunks of the collection hold all of them (in any of the fields
    * bm25 searches, tokens as bm25 reads them; a word of several tokens is a phrase). A set without
    * searchable words counts 0. Word co-occurrence statistics, for choosing among a translated word's senses.
    */
   matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]>;
+  /**
+   * For each phrase, how many chunks of the collection hold its words together, in order, in one of
+   * the fields bm25 searches (`phraseTerms`; a phrase of fewer than two words counts 0). Which
+   * compound of translated words the corpus uses ("exit code", not "start code").
+   */
+  phraseCounts(collection: Collection, phrases: string[]): Promise<number[]>;
   /**
    * Nearest neighbours by cosine similarity (score = similarity, higher is better), exact.
    *

@@ -1,6 +1,6 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, prunesTerms, queryTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
+import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, phraseTerms, prunesTerms, queryTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { topK } from '../topK.ts';
 import { limit } from '../../limit.ts';
@@ -57,6 +57,11 @@ const BM25_FIELDS = ['title_search^2', 'text_search', 'identifiers'];
 /** bm25's query for (folded) terms: their OR over the weighted fields, each field scored and summed. */
 function bm25Query(terms: string[]) {
   return { multi_match: { query: terms.join(' '), type: 'most_fields' as const, fields: BM25_FIELDS, operator: 'or' as const } };
+}
+
+/** A phrase's query: its words together, in order, in one of bm25's fields (the best field's score). */
+function phraseQuery(phrase: string) {
+  return { multi_match: { query: phrase, type: 'phrase' as const, fields: BM25_FIELDS } };
 }
 
 /**
@@ -885,19 +890,23 @@ export class ElasticsearchStore implements Store {
     return res.hits.hits[0]?._source?.values ?? {};
   }
 
-  async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
+  async bm25(collection: Collection, query: string, k: number, phrases?: readonly string[]): Promise<ScoredChunk[]> {
     checkCollection(collection, 'ElasticsearchStore');
     // The query's own terms, folded like the fields they are matched against.
     const all = queryTerms(query).map(fold);
-    if (all.length === 0 || !wantsHits(k)) return [];
-    const stats = prunesTerms(all, this.bm25MaxTerms) || this.bm25CommonCutoff !== undefined ? await this.docFreq(collection, all) : undefined;
+    const extra = phraseTerms(phrases).map(fold);
+    if (all.length + extra.length === 0 || !wantsHits(k)) return [];
+    const stats = all.length > 0 && (prunesTerms(all, this.bm25MaxTerms) || this.bm25CommonCutoff !== undefined) ? await this.docFreq(collection, all) : undefined;
     const terms = prunesTerms(all, this.bm25MaxTerms) ? selectTerms(all, this.bm25MaxTerms, stats!.df) : all;
-    if (terms.length === 0) return [];
-    const common = stats && commonTerms(terms, this.bm25CommonCutoff, stats.df, stats.rows);
+    if (terms.length + extra.length === 0) return [];
+    const common = stats && terms.length > 0 ? commonTerms(terms, this.bm25CommonCutoff, stats.df, stats.rows) : undefined;
+    const words = terms.length === 0 ? [] : [common ? commonTermsQuery(terms, common) : bm25Query(terms)];
+    // Each phrase adds its score where its words stand together, as one more term (a `should` clause).
+    const search = extra.length === 0 ? words[0]! : { bool: { should: [...words, ...extra.map(phraseQuery)] } };
     const res = await this.call(`searching ${this.target(collection)}`, () =>
       this.client.search<Source>({
         index: this.target(collection),
-        query: common ? commonTermsQuery(terms, common) : bm25Query(terms),
+        query: search,
         sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
         track_scores: true,
         size: Math.min(Math.floor(k), MAX_WINDOW),
@@ -929,6 +938,25 @@ export class ElasticsearchStore implements Store {
     });
     let next = 0;
     return sets.map((terms) => (terms.length === 0 ? 0 : counts[next++]!));
+  }
+
+  async phraseCounts(collection: Collection, phrases: string[]): Promise<number[]> {
+    checkCollection(collection, 'ElasticsearchStore');
+    const asked = phrases.map((p) => phraseTerms([p]).map(fold)[0]);
+    const searched = asked.filter((p): p is string => p !== undefined);
+    if (searched.length === 0) return phrases.map(() => 0);
+    const index = this.target(collection);
+    // One msearch: a count per phrase, matched as a phrase in any of bm25's fields.
+    const res = await this.call(`counting phrases in ${index}`, () =>
+      this.client.msearch({ searches: searched.flatMap((p) => [{ index }, { size: 0, track_total_hits: true, query: phraseQuery(p) }]) }),
+    );
+    const counts = res.responses.map((r) => {
+      if ('error' in r) throw new Error(`counting phrases in ${index}: ${r.error.reason ?? r.error.type}`);
+      const total = r.hits.total;
+      return typeof total === 'number' ? total : (total?.value ?? 0);
+    });
+    let next = 0;
+    return asked.map((p) => (p === undefined ? 0 : counts[next++]!));
   }
 
   /**

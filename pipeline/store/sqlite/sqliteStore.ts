@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
-import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, queryTerms, prunesTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
+import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, phraseTerms, queryTerms, prunesTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
 import { topK } from '../topK.ts';
 import { commonTermsTop, FtsPhraseReads, type RowScore } from './ftsCommonTerms.ts';
@@ -321,15 +321,18 @@ export class SqliteStore implements Store {
     for (const row of rows) s.deleteChunk.run(row.seq);
   }
 
-  async bm25(collection: Collection, query: string, k: number): Promise<ScoredChunk[]> {
+  async bm25(collection: Collection, query: string, k: number, phrases?: readonly string[]): Promise<ScoredChunk[]> {
     checkCollection(collection, 'SqliteStore');
     const terms = queryTerms(query);
-    if (terms.length === 0 || !wantsHits(k)) return [];
+    // A phrase is one more FTS5 phrase (`"exit code"`), after the terms (never pruned: a caller chose it).
+    const extra = phraseTerms(phrases).filter((p) => !terms.includes(p));
+    if (terms.length + extra.length === 0 || !wantsHits(k)) return [];
     const n = Math.min(Math.floor(k), Number.MAX_SAFE_INTEGER - 1);
     // One read transaction: the frequencies that chose the terms are those of the rows scored.
     return this.read(() =>
       this.db.transaction(() => {
-        const kept = prunesTerms(terms, this.bm25MaxTerms) ? selectTerms(terms, this.bm25MaxTerms, this.docFreq(collection, terms)) : terms;
+        const pruned = prunesTerms(terms, this.bm25MaxTerms) ? selectTerms(terms, this.bm25MaxTerms, this.docFreq(collection, terms)) : terms;
+        const kept = [...pruned, ...extra];
         if (kept.length === 0) return [];
         return this.rowsOf(this.commonTermsTop(collection, kept, n) ?? this.postingsOf(collection).top(kept, n, this.readGeneration(), this.idsOfSeqs));
       })(),
@@ -350,6 +353,12 @@ export class SqliteStore implements Store {
     checkCollection(collection, 'SqliteStore');
     const phraseSets = wordSets.map((words) => [...new Set(words.flatMap(queryTerms))]);
     return this.read(() => this.db.transaction(() => this.postingsOf(collection).counts(phraseSets, this.readGeneration()))());
+  }
+
+  async phraseCounts(collection: Collection, phrases: string[]): Promise<number[]> {
+    checkCollection(collection, 'SqliteStore');
+    const asked = phrases.map((p) => phraseTerms([p]));
+    return this.read(() => this.db.transaction(() => this.postingsOf(collection).counts(asked, this.readGeneration()))());
   }
 
   /**
