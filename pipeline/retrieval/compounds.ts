@@ -1,7 +1,6 @@
 import { contentTerms } from '../text/analysis.ts';
-import { sensesOf } from '../text/lexicon/lexicon.ts';
 import type { Language } from '../text/translate.ts';
-import { translatedAlone, type SenseDeps } from './senses.ts';
+import { LEXICON_SENSES, wordSenses, type SenseDeps } from './senses.ts';
 
 /**
  * Compounds the docs use, searched as phrases (#15). A Spanish noun compound ("código de salida",
@@ -44,15 +43,13 @@ export function chooseCompound(candidates: readonly string[], count: (phrase: st
 export async function docsCompounds(question: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
   const patterns = compoundPatterns(question, from);
   if (patterns.length === 0) return [];
-  const sensesCache = new Map<string, string[]>();
+  const known = new Map<string, string[]>();
   const senses = async (word: string) => {
-    let s = sensesCache.get(word);
-    if (!s) {
-      const alone = deps.lexicon.alone?.words[word] ?? (await translatedAlone(word, deps.translator, from, to));
-      s = [...new Set([...alone, ...sensesOf(deps.lexicon, word, deps.minProbability).slice(0, 3)])];
-      sensesCache.set(word, s);
+    if (!known.has(word)) {
+      const w = await wordSenses(word, from, to, deps);
+      known.set(word, [...new Set([...w.translated, ...w.senses.slice(0, LEXICON_SENSES)])]);
     }
-    return s;
+    return known.get(word)!;
   };
   const candidates: string[][] = [];
   for (const [head, modifier] of patterns) candidates.push(compoundCandidates(await senses(head), await senses(modifier)));

@@ -26,8 +26,11 @@ export type MatchCount = (words: string[]) => number;
 
 /** A word's candidates among the senses the chunks hold: the translator's, then the lexicon's likeliest three. */
 function candidatesOf(w: WordSenses, present: (e: string) => boolean): string[] {
-  return [...new Set([...w.translated.filter(present), ...w.senses.filter(present).slice(0, 3)])];
+  return [...new Set([...w.translated.filter(present), ...w.senses.filter(present).slice(0, LEXICON_SENSES)])];
 }
+
+/** How many of a word's lexicon senses (the likeliest) are its candidates. */
+export const LEXICON_SENSES = 3;
 
 /** The context words `chooseSenses` scores a word's candidates against: those the chunks hold, not among the candidates. */
 function othersOf(candidates: readonly string[], context: readonly string[], present: (e: string) => boolean): string[] {
@@ -81,6 +84,15 @@ export function chooseSenses(words: readonly WordSenses[], context: readonly str
   return chosen;
 }
 
+/**
+ * A word's senses: what the translator makes of it alone (as setup recorded it in the lexicon, or
+ * by the translator when it did not: a word found by its stem) and the lexicon's, likeliest first.
+ */
+export async function wordSenses(word: string, from: Language, to: Language, deps: Pick<SenseDeps, 'lexicon' | 'translator' | 'minProbability'>): Promise<WordSenses> {
+  const translated = deps.lexicon.alone?.words[word] ?? (await translatedAlone(word, deps.translator, from, to));
+  return { word, translated, senses: sensesOf(deps.lexicon, word, deps.minProbability) };
+}
+
 /** What the translator makes of a word alone: the content words of its translation. */
 export async function translatedAlone(word: string, translator: Translator, from: Language, to: Language): Promise<string[]> {
   return contentWords(await translator.translate(word, from, to), to);
@@ -108,9 +120,8 @@ export interface SenseDeps {
 export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
   const words: WordSenses[] = [];
   for (const word of contentWords(question, from)) {
-    const senses = sensesOf(deps.lexicon, word, deps.minProbability);
-    if (senses.length === 0) continue;
-    words.push({ word, translated: deps.lexicon.alone?.words[word] ?? (await translatedAlone(word, deps.translator, from, to)), senses });
+    if (sensesOf(deps.lexicon, word, deps.minProbability).length === 0) continue;
+    words.push(await wordSenses(word, from, to, deps));
   }
   if (words.length === 0) return [];
   const context = contentWords(translation, to);
