@@ -1,4 +1,4 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { COLLECTIONS, type Chunk, type Citation, type Collection, type ScoredChunk, type StoredChunk } from '../../types.ts';
 import { checkChunk, checkCollection, checkQueryVector, commonTerms, fold, leafOf, phraseTerms, prunesTerms, queryTerms, searchFields, selectTerms, symbolNames, wantsHits } from '../shared.ts';
 import { IndexChangedError, IndexDamagedError, type ChangeSet, type Standing, type Store } from '../store.ts';
@@ -918,45 +918,38 @@ export class ElasticsearchStore implements Store {
 
   async matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]> {
     checkCollection(collection, 'ElasticsearchStore');
-    const sets = wordSets.map((words) => [...new Set(words.flatMap(queryTerms).map(fold))]);
-    const asked = sets.filter((terms) => terms.length > 0);
-    if (asked.length === 0) return sets.map(() => 0);
-    const index = this.target(collection);
-    // One msearch: a count per set, each term matched in any of bm25's fields.
-    const res = await this.call(`counting matches in ${index}`, () =>
-      this.client.msearch({
-        searches: asked.flatMap((terms) => [
-          { index },
-          { size: 0, track_total_hits: true, query: { bool: { must: terms.map((t) => ({ multi_match: { query: t, fields: BM25_FIELDS, operator: 'and' as const } })) } } },
-        ]),
-      }),
-    );
-    const counts = res.responses.map((r) => {
-      if ('error' in r) throw new Error(`counting matches in ${index}: ${r.error.reason ?? r.error.type}`);
-      const total = r.hits.total;
-      return typeof total === 'number' ? total : (total?.value ?? 0);
+    // Each term matched in any of bm25's fields.
+    const queries = wordSets.map((words) => {
+      const terms = [...new Set(words.flatMap(queryTerms).map(fold))];
+      return terms.length === 0 ? undefined : { bool: { must: terms.map((t) => ({ multi_match: { query: t, fields: BM25_FIELDS, operator: 'and' as const } })) } };
     });
-    let next = 0;
-    return sets.map((terms) => (terms.length === 0 ? 0 : counts[next++]!));
+    return this.countEach(collection, 'matches', queries);
   }
 
   async phraseCounts(collection: Collection, phrases: string[]): Promise<number[]> {
     checkCollection(collection, 'ElasticsearchStore');
-    const asked = phrases.map((p) => phraseTerms([p]).map(fold)[0]);
-    const searched = asked.filter((p): p is string => p !== undefined);
-    if (searched.length === 0) return phrases.map(() => 0);
+    return this.countEach(
+      collection,
+      'phrases',
+      phrases.map((p) => phraseTerms([p]).map((t) => phraseQuery(fold(t)))[0]),
+    );
+  }
+
+  /** The documents each query matches, in one msearch; an undefined query (nothing searchable) counts 0 without a search. */
+  private async countEach(collection: Collection, what: string, queries: (estypes.QueryDslQueryContainer | undefined)[]): Promise<number[]> {
+    const asked = queries.filter((q): q is estypes.QueryDslQueryContainer => q !== undefined);
+    if (asked.length === 0) return queries.map(() => 0);
     const index = this.target(collection);
-    // One msearch: a count per phrase, matched as a phrase in any of bm25's fields.
-    const res = await this.call(`counting phrases in ${index}`, () =>
-      this.client.msearch({ searches: searched.flatMap((p) => [{ index }, { size: 0, track_total_hits: true, query: phraseQuery(p) }]) }),
+    const res = await this.call(`counting ${what} in ${index}`, () =>
+      this.client.msearch({ searches: asked.flatMap((query) => [{ index }, { size: 0, track_total_hits: true, query }]) }),
     );
     const counts = res.responses.map((r) => {
-      if ('error' in r) throw new Error(`counting phrases in ${index}: ${r.error.reason ?? r.error.type}`);
+      if ('error' in r) throw new Error(`counting ${what} in ${index}: ${r.error.reason ?? r.error.type}`);
       const total = r.hits.total;
       return typeof total === 'number' ? total : (total?.value ?? 0);
     });
     let next = 0;
-    return asked.map((p) => (p === undefined ? 0 : counts[next++]!));
+    return queries.map((q) => (q === undefined ? 0 : counts[next++]!));
   }
 
   /**

@@ -351,14 +351,17 @@ export class SqliteStore implements Store {
 
   async matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]> {
     checkCollection(collection, 'SqliteStore');
-    const phraseSets = wordSets.map((words) => [...new Set(words.flatMap(queryTerms))]);
-    return this.read(() => this.db.transaction(() => this.postingsOf(collection).counts(phraseSets, this.readGeneration()))());
+    return this.countRows(collection, wordSets.map((words) => [...new Set(words.flatMap(queryTerms))]));
   }
 
   async phraseCounts(collection: Collection, phrases: string[]): Promise<number[]> {
     checkCollection(collection, 'SqliteStore');
-    const asked = phrases.map((p) => phraseTerms([p]));
-    return this.read(() => this.db.transaction(() => this.postingsOf(collection).counts(asked, this.readGeneration()))());
+    return this.countRows(collection, phrases.map((p) => phraseTerms([p])));
+  }
+
+  /** For each set of FTS5 phrases, the rows holding all of them, from the kept postings (an empty set counts 0). */
+  private countRows(collection: Collection, phraseSets: string[][]): number[] {
+    return this.read(() => this.db.transaction(() => this.postingsOf(collection).counts(phraseSets, this.readGeneration()))());
   }
 
   /**
