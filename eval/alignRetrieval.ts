@@ -12,28 +12,20 @@
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { cosine } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, experimentArgs, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 import { catalogPairs } from '../pipeline/text/lexicon/catalogs.ts';
 import type { MessagePair } from '../pipeline/text/lexicon/mo.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: {
-    dataset: { type: 'string' },
-    split: { type: 'string' },
-    k: { type: 'string', default: '5' },
-    pairs: { type: 'string', default: '4000' },
-    betas: { type: 'string', default: '0.5,1' },
-  },
+const { values, instance } = experimentArgs({
+  k: { type: 'string', default: '5' },
+  pairs: { type: 'string', default: '4000' },
+  betas: { type: 'string', default: '0.5,1' },
 });
-const instance = positionals[0] ?? 'pytest';
 const k = Number(values.k);
 const betas = values.betas!.split(',').map(Number);
 const root = findRoot();

@@ -6,22 +6,17 @@
  *
  *   node --import tsx eval/compoundRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--show]
  */
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, experimentArgs, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, show: { type: 'boolean' } },
-});
+const { values, instance } = experimentArgs({ k: { type: 'string', default: '5' }, show: { type: 'boolean' } });
 const k = Number(values.k);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);
-const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
+const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
 const modes = {
   today: config,
   '+ compounds': { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, phrases: 'compounds' as const } } },

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadDataset, type EvalQuestion } from '../datasets/questions.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
 import { searchPlan, translateQuestion, type QueryPlan } from '../pipeline/retrieval/crossLingual.ts';
@@ -6,6 +7,15 @@ import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { distinct } from './metrics/recallAtK.ts';
+
+/**
+ * The research tools' command line: `[instance] --dataset <file.jsonl> [--split S]` and each tool's
+ * own options. `instance`: the first positional (default pytest).
+ */
+export function experimentArgs<const O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
+  const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { dataset: { type: 'string' }, split: { type: 'string' }, ...options } as const });
+  return { values, instance: positionals[0] ?? 'pytest' };
+}
 
 /**
  * The answerable questions with gold files of a cita-format dataset file, of one split or all: what

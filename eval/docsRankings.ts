@@ -7,17 +7,11 @@
  *
  *   node --import tsx eval/docsRankings.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] > rankings.json
  */
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { answerableQuestions, docsFiles, planVector, questionPlan } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, experimentArgs, planVector, questionPlan } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' } },
-});
-const instance = positionals[0] ?? 'pytest';
+const { values, instance } = experimentArgs({});
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);
 const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });

@@ -10,21 +10,15 @@
  *
  *   node --import tsx eval/docsRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--query-prefixes "passage: ,"] [--json]
  */
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { createEmbedder } from '../pipeline/embedding/create.ts';
 import { embedderOptions, openInstance } from '../pipeline/instance.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, experimentArgs, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, json: { type: 'boolean' }, 'query-prefixes': { type: 'string' } },
-});
-const instance = positionals[0] ?? 'pytest';
+const { values, instance } = experimentArgs({ k: { type: 'string', default: '5' }, json: { type: 'boolean' }, 'query-prefixes': { type: 'string' } });
 const k = Number(values.k);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);

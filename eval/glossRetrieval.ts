@@ -29,7 +29,6 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
@@ -43,21 +42,14 @@ import type { Chunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { pairedPermutationTest } from './stats/paired.ts';
-import { answerableQuestions, questionPlan } from './docsQuestions.ts';
+import { answerableQuestions, experimentArgs, questionPlan } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: {
-    dataset: { type: 'string' },
-    split: { type: 'string' },
-    k: { type: 'string', default: '5' },
-    cache: { type: 'string' },
-    only: { type: 'string' },
-    json: { type: 'boolean' },
-  },
+const { values, instance } = experimentArgs({
+  k: { type: 'string', default: '5' },
+  cache: { type: 'string' },
+  only: { type: 'string' },
+  json: { type: 'boolean' },
 });
-const instance = positionals[0] ?? 'pytest';
 const k = Number(values.k);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);

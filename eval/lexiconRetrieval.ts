@@ -17,28 +17,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
 import { translatorFor } from '../pipeline/text/translate.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, docsFiles, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, docsFiles, experimentArgs, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 import { chooseSenses, translatedAlone, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
 import { buildLexicon, readLexicon, sensesOf, type SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: {
-    dataset: { type: 'string' },
-    split: { type: 'string' },
-    k: { type: 'string', default: '5' },
-    min: { type: 'string', default: '0.3' },
-    rebuild: { type: 'boolean' },
-    show: { type: 'boolean' },
-  },
+const { values, instance } = experimentArgs({
+  k: { type: 'string', default: '5' },
+  min: { type: 'string', default: '0.3' },
+  rebuild: { type: 'boolean' },
+  show: { type: 'boolean' },
 });
 const root = findRoot();
 const k = Number(values.k);
@@ -71,7 +64,7 @@ function gloss(question: string, mode: 'best' | 'all' | 'untranslated', translat
 }
 
 const questions = answerableQuestions(values.dataset, values.split, root);
-const { config, embedder, store, close } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
+const { config, embedder, store, close } = await openInstance(instance, { purpose: 'search', root });
 const translator = translatorFor(config.languages.translator)!;
 const seen = new Map<string, boolean>();
 /** Whether the docs collection holds the word (a BM25 hit: its document frequency is not 0). */

@@ -24,7 +24,6 @@
  * tokenizer does (accents folded, `_` kept inside tokens, any column): what the store's fts5vocab
  * table holds.
  */
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
 import { questionAlpha } from '../pipeline/retrieval/crossLingual.ts';
@@ -38,21 +37,14 @@ import type { Chunk, ScoredChunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
 import { pairedPermutationTest } from './stats/paired.ts';
-import { answerableQuestions, questionPlan } from './docsQuestions.ts';
+import { answerableQuestions, experimentArgs, questionPlan } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: {
-    dataset: { type: 'string' },
-    split: { type: 'string' },
-    k: { type: 'string', default: '5' },
-    only: { type: 'string' },
-    show: { type: 'string', default: '0' },
-    json: { type: 'boolean' },
-  },
+const { values, instance } = experimentArgs({
+  k: { type: 'string', default: '5' },
+  only: { type: 'string' },
+  show: { type: 'string', default: '0' },
+  json: { type: 'boolean' },
 });
-const instance = positionals[0] ?? 'pytest';
 const k = Number(values.k);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);

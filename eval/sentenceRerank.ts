@@ -10,7 +10,6 @@
  *
  *   node --import tsx eval/sentenceRerank.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--depth 20] [--lambdas 0.5,1,2]
  */
-import { parseArgs } from 'node:util';
 import { splitProse, splitUnits } from '../pipeline/chunking/sentences.ts';
 import { splitBlockText } from '../pipeline/answer/context.ts';
 import { findRoot } from '../pipeline/config/load.ts';
@@ -20,14 +19,9 @@ import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import { cosine, meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, experimentArgs, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, depth: { type: 'string', default: '20' }, lambdas: { type: 'string', default: '0.5,1,2' } },
-});
-const instance = positionals[0] ?? 'pytest';
+const { values, instance } = experimentArgs({ depth: { type: 'string', default: '20' }, lambdas: { type: 'string', default: '0.5,1,2' } });
 const depth = Number(values.depth);
 const lambdas = [0, ...values.lambdas!.split(',').map(Number)];
 const root = findRoot();

