@@ -84,9 +84,17 @@ export function rankRows(rowids: number[], terms: Map<number, Float64Array>, k: 
     scores.set(rowid, score);
   }
   const kth = kthLargest(scores.values(), k);
-  const top = rowids.filter((rowid) => scores.get(rowid)! >= kth);
-  const ids = idsOf(top);
-  const hits = top.map((rowid) => ({ rowid, id: ids.get(rowid)!, score: scores.get(rowid)! }));
+  return rankedByIds(
+    rowids.filter((rowid) => scores.get(rowid)! >= kth).map((rowid) => ({ rowid, score: scores.get(rowid)! })),
+    k,
+    idsOf,
+  );
+}
+
+/** The k best of scored rows (all those tied at the k-th among them) by (score descending, chunk id ascending), their ids read once. */
+export function rankedByIds(rows: { rowid: number; score: number }[], k: number, idsOf: (rowids: number[]) => Map<number, string>): RowScore[] {
+  const ids = idsOf(rows.map((r) => r.rowid));
+  const hits = rows.map((r) => ({ ...r, id: ids.get(r.rowid)! }));
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return hits.slice(0, k);
 }

@@ -1,4 +1,4 @@
-import type { FtsPhraseReads, RowScore } from './ftsCommonTerms.ts';
+import { rankedByIds, type FtsPhraseReads, type RowScore } from './ftsCommonTerms.ts';
 
 /**
  * The SQLite store's exact BM25 at scale (#14 item 4). FTS5's `bm25()` over the OR of a question's
@@ -51,13 +51,10 @@ export class FtsPostings {
       for (let i = 0; i < slots.length; i++) sum[slots[i]!]! += terms[i]!;
     }
     const kth = kthLargestPositive(sum, k);
-    const top: number[] = [];
+    const top: { rowid: number; score: number }[] = [];
     // A row matching a phrase scores above 0 (FTS5's IDF is at least 1e-6 and every column weight positive).
-    for (let slot = 0; slot < sum.length; slot++) if (sum[slot]! > 0 && sum[slot]! >= kth) top.push(slot);
-    const ids = idsOf(top.map((slot) => this.rowids[slot]!));
-    const hits = top.map((slot) => ({ rowid: this.rowids[slot]!, id: ids.get(this.rowids[slot]!)!, score: sum[slot]! }));
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return hits.slice(0, k);
+    for (let slot = 0; slot < sum.length; slot++) if (sum[slot]! > 0 && sum[slot]! >= kth) top.push({ rowid: this.rowids[slot]!, score: sum[slot]! });
+    return rankedByIds(top, k, idsOf);
   }
 
   /**
