@@ -143,6 +143,7 @@ export async function evaluateQuestion(
             invalid: a.invalid.length,
             unsupported: a.unsupported.length,
             noAnswer: Boolean(a.noAnswer),
+            files: [...new Set(a.citations.filter((c) => c.issue === undefined).map((c) => c.path))],
           },
         }
       : {}),

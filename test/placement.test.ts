@@ -70,7 +70,7 @@ describe('placement with fusion.perFile', () => {
     weights: { docs: 1, code: 0.5, issues: 0 },
     pasted: false,
   };
-  const base: Placement = { method: 'proportional', options: {}, lookupsAfter: 0 };
+  const base: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates' };
 
   it('reaches more pages in a context of the same size, taking the spread list from the deeper one', () => {
     const files = (p: Placement) => new Set(placeContext(candidates, 4, p).ordered.map((x) => x.chunk.citation.path));
@@ -96,5 +96,44 @@ describe('placement with fusion.perFile', () => {
     expect(placementOf(config()).perFile).toBeUndefined();
     expect(placementOf(config('fusion.perFile=2')).perFile).toBe(2);
     expect(() => config('fusion.perFile=0')).toThrow(/perFile/);
+  });
+});
+
+describe('fusion.rankingFit', () => {
+  /** A hit with its own dense similarity and BM25 score (the fit's two parts); `score` falls down the list. */
+  const scored = (collection: Collection, path: string, n: number, dense: number, bm25: number): SearchHit => ({
+    ...hit(collection, path, n, 1 - n / 10),
+    dense,
+    bm25,
+  });
+  // A pasted issue routed to code: code's candidates fit it well, the changelog's first chunk best of all.
+  const candidates: Candidates = {
+    lists: {},
+    deep: {
+      docs: [scored('docs', 'changelog.rst', 1, 0.86, 10), scored('docs', 'changelog.rst', 2, 0.8, 2), scored('docs', 'how-to/a.rst', 1, 0.79, 1)],
+      code: [scored('code', 'src/paths.py', 1, 0.84, 2), scored('code', 'src/paths.py', 2, 0.83, 2), scored('code', 'src/main.py', 1, 0.83, 2), scored('code', 'src/x.py', 1, 0.78, 1)],
+    },
+    lookedUp: [],
+    named: [],
+    weights: { docs: 0.13, code: 1, issues: 0 },
+    pasted: false,
+  };
+  const placement = (rankingFit: Placement['rankingFit']): Placement => ({ method: 'proportional', options: {}, lookupsAfter: 0, rankingFit });
+
+  it('measures fit on every candidate, so the collection the route and the fit favour opens the ranking', () => {
+    const files = rankCandidates(candidates, 10, placement('candidates')).files;
+    expect(files[0]).toBe('src/paths.py');
+    expect(files).toContain('changelog.rst');
+  });
+
+  it("with `cut`, judges each collection at k = 1 by its first hit: code's is the lowest of two, so the changelog opens", () => {
+    expect(rankCandidates(candidates, 10, placement('cut')).files[0]).toBe('changelog.rst');
+  });
+
+  it('is read from the config, `candidates` by default', () => {
+    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
+    expect(placementOf(config()).rankingFit).toBe('candidates');
+    expect(placementOf(config('fusion.rankingFit=cut')).rankingFit).toBe('cut');
+    expect(() => config('fusion.rankingFit=first')).toThrow(/rankingFit/);
   });
 });

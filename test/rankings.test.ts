@@ -98,8 +98,8 @@ describe('rankings and the TREC export', () => {
     }
   });
 
-  it("ask()'s ranking is the order chunks enter the context as its budget grows", { timeout: 600_000 }, async () => {
-    const { targets, close } = await openTargets([{ label: 'A', instance: 'demo', overlays: [], overrides: [] }], p.dir, () => {});
+  it("ask()'s ranking is the order chunks enter the context as its budget grows (fusion.rankingFit: cut)", { timeout: 600_000 }, async () => {
+    const { targets, close } = await openTargets([{ label: 'A', instance: 'demo', overlays: [], overrides: ['fusion.rankingFit=cut'] }], p.dir, () => {});
     try {
       const t = targets[0]!;
       const deps = { config: t.config, store: t.store, embedder: t.embedder, generator: t.generator, checkout: t.paths.checkout };
@@ -118,6 +118,25 @@ describe('rankings and the TREC export', () => {
         }
         expect(runs[0]!.ranking.depth).toBe(RANK_DEPTH);
         expect(runs[0]!.ranking.chunks.length).toBeGreaterThan(3); // several budgets tell something apart
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it("by default the ranking's first chunks are the context's at the default budget, whatever the budget", { timeout: 600_000 }, async () => {
+    const { targets, close } = await openTargets([{ label: 'A', instance: 'demo', overlays: [], overrides: [] }], p.dir, () => {});
+    try {
+      const t = targets[0]!;
+      const deps = { config: t.config, store: t.store, embedder: t.embedder, generator: t.generator, checkout: t.paths.checkout };
+      for (const question of ['How do I change the colour of the output?', 'How are configuration files and plugins loaded?', 'Which function reads a JSON configuration file?']) {
+        // Fits are measured on each collection's first 12 hits (the learned route's evidence), as the
+        // context of budget 12 measures them, so the split is the same.
+        const context = await ask(deps, question, { budget: { chunks: 12 }, retrieveOnly: true });
+        const blocks = context.context.blocks.filter((b) => b.scores.via === 'search').map((b) => b.chunk.id);
+        expect(blocks.length).toBeGreaterThan(3);
+        expect([...blocks].sort(), question).toEqual(context.ranking.chunks.slice(0, blocks.length).sort());
+        for (const chunks of [1, 3]) expect((await ask(deps, question, { budget: { chunks }, retrieveOnly: true })).ranking).toEqual(context.ranking);
       }
     } finally {
       await close();

@@ -64,6 +64,8 @@ export interface QuestionResult {
     invalid: number;
     unsupported: number;
     noAnswer: boolean;
+    /** The distinct files its verified citations name, in order of first use (issues skipped); absent in reports made before it. */
+    files?: string[];
   };
   faithfulness?: {
     judge: string;

@@ -17,6 +17,7 @@ export const METRICS: MetricInfo[] = [
   { name: 'fusion.wastedSlots', label: 'Slots without gold', direction: 'lower', unit: 'share', description: 'share of context slots spent on collections holding none of the gold' },
   { name: 'answer.answered', label: 'Answered', direction: 'higher', unit: 'share', description: 'the generator gave an answer rather than "not found"' },
   { name: 'answer.right', label: 'Answered right', direction: 'higher', unit: 'share', description: 'an answer whose verified citations include a gold file (a page that holds the answer); answerable questions' },
+  { name: 'answer.firstFile', label: 'First cited file right', direction: 'higher', unit: 'share', description: 'the first file the answer cites is a gold file (0 when it abstains); answerable questions with gold files' },
   { name: 'answer.referenceTerms', label: 'Reference identifiers named', direction: 'higher', unit: 'share', description: "share of the reference answer's key identifiers the answer names (0 when it abstains); questions with a reference that names any" },
   { name: 'answer.abstained', label: 'Abstained (unanswerable)', direction: 'higher', unit: 'share', description: 'said the sources hold no answer; questions whose sources do not hold one' },
   { name: 'citations.invalid', label: 'Answers with an invalid citation', direction: 'lower', unit: 'share', description: 'answers with a marker that failed verification; answered questions', over: 'answers' },

@@ -1,5 +1,6 @@
 import type { CitaConfig } from '../config/schema.ts';
 import { fuse, type FusionOptions, type FusionResult } from '../retrieval/fusion/index.ts';
+import { evidenceOf } from '../retrieval/learnedRoute.ts';
 import type { Chunk, Collection, SearchHit } from '../types.ts';
 import type { BlockScores } from './types.ts';
 
@@ -18,12 +19,15 @@ export const RANK_DEPTH = 50;
 /**
  * The ranking the context is cut from, continued past the answer budget: searched chunks in the
  * order they enter the fused list as its size k grows from 1 to `depth` (each collection's hybrid
- * candidates cut to k, fused at k, exactly as a context of budget k is), with lookups placed as in
- * the context. Proportional fusion splits k slots by fit, so its list at k is not a prefix of its
- * list at 50; the order of entry is what stays fixed: the first k chunks of the ranking are the
- * chunks a context of budget k fuses, when each collection's slots only grow with k (fits are
- * measured on the lists cut to k, so a split can shift and a chunk leave; it keeps its place, and
- * the first n chunks are then those of the contexts of budget 1..k). It depends on the question,
+ * candidates cut to k and fused at k), with lookups placed as in the context. Proportional fusion
+ * splits k slots by fit, so its list at k is not a prefix of its list at 50; the order of entry is
+ * what stays fixed. Each collection's fit is measured once, on its first `EVIDENCE_DEPTH` hits, the
+ * lists the learned route reads (`fusion.rankingFit: candidates`), so the split does not turn on a
+ * collection's first hit or two: measured on the lists cut to k (`cut`, the earlier rule) a pasted
+ * issue routed to code (weight 1 against docs' 0.13) opened its ranking with a changelog chunk the
+ * context at budget 12 gave no slot, because at k = 1 the dense range spans three hits and code's was
+ * the lowest. At the default budget the first k chunks are then the chunks the context fuses, split
+ * by the same fits; a chunk that leaves at a larger k keeps its place. It depends on the question,
  * the index and the retrieval and fusion settings, never on `answer.budget` (while `budget.chunks`
  * ≤ `retrieval.hybrid.candidates`, which sets the candidate pool), so metrics at k over it do not
  * move when the context grows or shrinks. `chunks`: chunk ids, each once; `files`: the distinct
@@ -64,12 +68,14 @@ export interface Placement {
   lookupsAfter: number;
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
+  /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
+  rankingFit: 'candidates' | 'cut';
 }
 
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
-  const { method, minFit, rrfK, perFile } = config.fusion;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter: config.retrieval.lookupsAfter, ...(perFile !== undefined ? { perFile } : {}) };
+  const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter: config.retrieval.lookupsAfter, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
 }
 
 /**
@@ -141,7 +147,8 @@ export function placeContext(c: Candidates, k: number, p: Placement): { fusion: 
 /** The ranking to `depth` (see `Ranking`). */
 export function rankCandidates(c: Candidates, depth: number, p: Placement): Ranking {
   const deep = rankingLists(c, p);
-  const entered = entryOrder((k) => fuse(p.method, cutTo(deep, k), c.weights, k, p.options), depth);
+  const options = p.rankingFit === 'candidates' ? { ...p.options, fitOn: evidenceOf(deep) } : p.options;
+  const entered = entryOrder((k) => fuse(p.method, cutTo(deep, k), c.weights, k, options), depth);
   return rankingOf(withLookups(c, entered, p.lookupsAfter), depth);
 }
 

@@ -285,6 +285,12 @@ export const configSchema = z
          * had a place (pipeline/answer/ranking.ts `spreadFiles`); unset: no limit.
          */
         perFile: z.number().int().min(1).max(50).optional(),
+        /**
+         * What the ranking (`AskResult.ranking`, the metrics at k) measures each collection's fit on:
+         * its first 12 candidates, the learned route's evidence (`candidates`), or its list cut to k at
+         * each k (`cut`, the earlier rule; pipeline/answer/ranking.ts says why it changed).
+         */
+        rankingFit: z.enum(['candidates', 'cut']).default('candidates'),
       })
       .strict(),
     answer: z

@@ -1,5 +1,5 @@
 import type { Collection, SearchHit } from '../../types.ts';
-import { proportionalSlots, type ProportionalOptions } from './proportional.ts';
+import { proportionalSlots, type FitLists, type ProportionalOptions } from './proportional.ts';
 import { reciprocalRankFusion, type RrfOptions } from './rrf.ts';
 
 /**
@@ -29,7 +29,7 @@ export interface FusionResult {
 export type FusionMethod = 'proportional' | 'rrf';
 
 /** Every fuser's options; each fuser reads its own and fills the rest from its defaults. */
-export type FusionOptions = Partial<ProportionalOptions> & Partial<RrfOptions>;
+export type FusionOptions = Partial<ProportionalOptions> & Partial<RrfOptions> & FitLists;
 
 /** `lists` holds one list per collection searched; a missing collection counts as one with no hits. */
 export type FuserFn = (

@@ -62,12 +62,12 @@ export function proportionalSlots(
   lists: Partial<Record<Collection, SearchHit[]>>,
   weights: Record<Collection, number>,
   k: number,
-  options: Partial<ProportionalOptions> = {},
+  options: Partial<ProportionalOptions> & FitLists = {},
 ): FusionResult {
   // An option given as undefined (an unset config value) keeps its default rather than erasing it.
   const opts = { ...PROPORTIONAL_DEFAULTS, ...definedOnly(options) };
   checkInputs(weights, k, opts);
-  const fits = collectionFits(lists, opts);
+  const fits = collectionFits(options.fitOn ?? lists, opts);
   const share = zeros();
   const caps = zeros();
   for (const c of COLLECTIONS) {
@@ -87,6 +87,15 @@ export function proportionalSlots(
   ).sort((a, b) => b.fused - a.fused || a.slot - b.slot || COLLECTIONS.indexOf(a.collection) - COLLECTIONS.indexOf(b.collection));
   const fit = Object.fromEntries(COLLECTIONS.map((c) => [c, fits[c].fit])) as Record<Collection, number>;
   return { ranked, slots, fit, method: 'proportional' };
+}
+
+/**
+ * Longer lists of the same searches to measure fit on: a ranking read off fusions at k = 1, 2, …
+ * (pipeline/answer/ranking.ts) would otherwise judge each collection by its first hit or two, and a
+ * min–max range over three hits puts whichever collection has the lowest of them at fit 0.
+ */
+export interface FitLists {
+  fitOn?: Partial<Record<Collection, SearchHit[]>>;
 }
 
 /** fit_c and its parts, as defined on `proportionalSlots`. */
