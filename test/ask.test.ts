@@ -80,6 +80,34 @@ describe('cita ask', () => {
     expect(r.queries.docs).toBe('¿Cómo instalo el paquete?');
     expect(r.route.reasons.some((x: string) => x.startsWith('not translated (apertium-not-installed-here not found'))).toBe(true);
     expect(r.answer).toBeDefined();
+    // Its quotes are not glossed either, and the answer says why.
+    expect(r.answer.noAnswer).toBeUndefined();
+    expect(r.answer.glosses).toBeUndefined();
+    expect(r.answer.glossedBy).toMatch(/^gloss failed: apertium-not-installed-here not found/);
+  });
+
+  it("glosses a Spanish question's English quotes into Spanish beside the answer, never in it", () => {
+    const r = askJson('¿Cómo omito un test en Windows?');
+    expect(r.answer.glossedBy).toBe('apertium');
+    expect(r.answer.glosses.length).toBeGreaterThan(0);
+    const markers = new Set(r.answer.citations.map((c: any) => c.marker));
+    for (const g of r.answer.glosses) {
+      expect(markers.has(g.marker)).toBe(true);
+      // The quote is the answer's own line, as the sources say it; the gloss is Spanish.
+      expect(r.answer.text).toContain(`- ${g.quote} [${g.marker}]`);
+      expect(g.text).not.toBe(g.quote);
+      expect(g.text).toMatch(/(?<![\p{L}])(?:el|la|los|las|una?|de|para|prueba|en)(?![\p{L}])/u);
+    }
+    expect(r.answer.text).not.toContain(r.answer.glosses[0].text);
+    // The same answer without them: glosses add nothing to the text, its citations or its checks.
+    const plain = askJson('¿Cómo omito un test en Windows?', '--set', 'answer.glosses=none');
+    expect(plain.answer.glosses).toBeUndefined();
+    expect(plain.answer.text).toBe(r.answer.text);
+    expect(plain.answer.citations).toEqual(r.answer.citations);
+    // English questions over English sources have nothing to gloss.
+    expect(askJson('How do I skip a test on Windows?').answer.glosses).toBeUndefined();
+    const text = cita(p, ['ask', 'demo', '¿Cómo omito un test en Windows?']);
+    expect(text.stdout).toMatch(/\n\nTraducción automática de las citas \(apertium; para orientarse, no es una cita\):\n {2}\[\d+\] \S/);
   });
 
   it('looks up a symbol directly for a code question', () => {

@@ -99,6 +99,18 @@ describe.skipIf(!present && !inCi)('web page in chromium', () => {
     // The list of sources opens the same dialog.
     await page.locator('#citations button.cite').first().click();
     await dialog.waitFor({ state: 'visible' });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    // English over English sources: nothing to gloss. A Spanish question: its English quotes, glossed beside the answer.
+    expect(await page.locator('#glosses').textContent()).toBe('');
+    await page.getByLabel(/Question/).fill('¿Cómo omito un test en Windows?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect.poll(() => page.locator('#answer').textContent()).toMatch(/^Según/);
+    expect(await page.locator('#glosses p').textContent()).toMatch(/^Traducción automática de las citas .*\(apertium\)$/);
+    expect(await page.locator('#glosses li').count()).toBeGreaterThan(0);
+    expect(await page.locator('#glosses li').first().textContent()).toMatch(/^\[\d+\] \S/);
+    expect(await page.locator('#glosses').getAttribute('lang')).toBe('es');
 
     expect(external).toEqual([]);
     expect(consoleErrors).toEqual([]);

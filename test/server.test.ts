@@ -63,6 +63,12 @@ describe('cita serve: GraphQL API', () => {
     // A Spanish question over English sources is searched in English too, and the API says how.
     if (lang === 'es') expect(r.route.translation).toMatch(/Windows/);
     else expect(r.route.translation).toBeNull();
+    // And its English quotes come with their Spanish machine translation beside the answer.
+    if (lang === 'es') {
+      expect(r.answer.glossedBy).toBe('apertium');
+      expect(r.answer.glosses.length).toBeGreaterThan(0);
+      for (const g of r.answer.glosses) expect(r.answer.text).toContain(`${g.quote} [${g.marker}]`);
+    } else expect(r.answer).toMatchObject({ glosses: [], glossedBy: null });
     expect(r.route.weights.find((w: any) => w.collection === 'docs').weight).toBe(1);
     expect(r.slots.map((x: any) => x.collection)).toEqual(['docs', 'code', 'issues']);
     expect(r.slots.reduce((a: number, x: any) => a + x.slots, 0)).toBeGreaterThan(0);

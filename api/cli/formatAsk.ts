@@ -1,5 +1,12 @@
 import type { AskResult } from '../../pipeline/answer/ask.ts';
+import type { Language } from '../../pipeline/text/translate.ts';
 import { COLLECTIONS } from '../../pipeline/types.ts';
+
+/** Over the glosses: what they are (a machine translation of the quotes, not what the sources say), in the answer's language. */
+const GLOSSES_HEADING: Record<Language, (by: string) => string> = {
+  en: (by) => `Machine translation of the quotes (${by}; a reading aid, not a quote):`,
+  es: (by) => `Traducción automática de las citas (${by}; para orientarse, no es una cita):`,
+};
 
 /** `cita ask` for a terminal: the answer, its numbered sources, then how it was found. */
 export function formatAsk(r: AskResult): string {
@@ -7,6 +14,11 @@ export function formatAsk(r: AskResult): string {
   const a = r.answer;
   if (a) {
     out.push(a.text.trim(), '');
+    if (a.glosses?.length) {
+      out.push(GLOSSES_HEADING[a.language](a.glossedBy ?? 'translator'));
+      for (const g of a.glosses) out.push(`  [${g.marker}] ${g.text}`);
+      out.push('');
+    }
     if (a.citations.length) {
       out.push('Sources:');
       for (const c of a.citations) {

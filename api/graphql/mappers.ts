@@ -32,6 +32,8 @@ export function askResult(config: CitaConfig, r: PipelineAsk): AskResult {
       citations: r.answer.citations.map((c) => ({ ...c, url: linkable(c.url ?? permalinkFor(config.repository.github, config.repository.ref, c.path, c.startLine, c.endLine)) })),
       invalid: r.answer.invalid,
       unsupported: r.answer.unsupported,
+      glosses: r.answer.glosses ?? [],
+      ...(r.answer.glossedBy ? { glossedBy: r.answer.glossedBy } : {}),
     },
     route: {
       top: r.route.top,

@@ -65,6 +65,13 @@ export class InvalidMarker {
   @Field(() => String, { nullable: true }) sentence?: string;
 }
 
+@ObjectType({ description: 'A quote of the answer machine-translated into the question\'s language: a reading aid, not a quote.' })
+export class QuoteGloss {
+  @Field(() => Int, { description: 'the marker of the quote it translates' }) marker!: number;
+  @Field(() => String, { description: 'the quote, as the sources say it' }) quote!: string;
+  @Field(() => String) text!: string;
+}
+
 @ObjectType()
 export class Answer {
   @Field(() => String) text!: string;
@@ -74,6 +81,8 @@ export class Answer {
   @Field(() => [ResolvedCitation]) citations!: ResolvedCitation[];
   @Field(() => [InvalidMarker]) invalid!: InvalidMarker[];
   @Field(() => [String], { description: 'sentences without a valid citation' }) unsupported!: string[];
+  @Field(() => [QuoteGloss], { description: 'for a question in another language than the sources: each quote machine-translated (answer.glosses)' }) glosses!: QuoteGloss[];
+  @Field(() => String, { nullable: true, description: 'the translator that made the glosses, or why there are none' }) glossedBy?: string;
 }
 
 @ObjectType()

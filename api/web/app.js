@@ -5,7 +5,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 const ASK = `query Ask($instance: String!, $question: String!, $options: AskOptionsInput) {
   ask(instance: $instance, question: $question, options: $options) {
     language
-    answer { text generator noAnswer unsupported
+    answer { text generator noAnswer unsupported glossedBy glosses { marker text }
       citations { marker collection path startLine endLine headings symbol issue url snippet verified } }
     route { top language reasons weights { collection weight } issueLookups symbolLookups }
     fusionMethod
@@ -136,12 +136,28 @@ function renderSlots(slots, method) {
   $('slots-caption').textContent = `${method}: ${slots.map((s) => `${s.collection} ${s.slots}`).join(', ')}`;
 }
 
+/** Over the glosses, in the answer's language: a machine translation of the quotes, not what the sources say. */
+const GLOSSES_HEADING = {
+  en: 'Machine translation of the quotes — a reading aid, not a quote',
+  es: 'Traducción automática de las citas — para orientarse, no es una cita',
+};
+
 function render(r) {
   const citations = r.answer?.citations ?? [];
   const byMarker = new Map(citations.map((c) => [c.marker, c]));
   $('answer').lang = r.language;
   if (r.answer) renderAnswer(r.answer, byMarker);
   else $('answer').textContent = '(retrieval only)';
+  const glosses = r.answer?.glosses ?? [];
+  $('glosses').lang = r.language;
+  $('glosses').replaceChildren(
+    ...(glosses.length
+      ? [
+          el('p', { class: 'muted' }, `${GLOSSES_HEADING[r.language] ?? GLOSSES_HEADING.en} (${r.answer.glossedBy})`),
+          el('ul', { class: 'muted' }, ...glosses.map((g) => el('li', {}, `[${g.marker}] ${g.text}`))),
+        ]
+      : []),
+  );
   const unsupported = r.answer?.unsupported ?? [];
   $('unsupported').replaceChildren(
     ...(unsupported.length ? [el('p', { class: 'bad' }, `Unsupported sentences: ${unsupported.length}`), el('ul', {}, ...unsupported.map((s) => el('li', {}, s)))] : []),

@@ -8,10 +8,11 @@ import { hybridCandidates } from '../retrieval/search.ts';
 import type { Store } from '../store/store.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
-import type { Translator } from '../text/translate.ts';
+import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
+import { glossQuotes } from './glosses.ts';
 import { pickDefinition, writtenNames } from './namedLookups.ts';
 import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
@@ -197,6 +198,12 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
         permalink: (p, start, end) => permalinkFor(config.repository.github, config.repository.ref, p, start, end),
       });
     });
+    // A question in another language than the sources: each quote with its machine translation beside it.
+    const glossing = deps.translator ?? translatorFor(config.languages.translator);
+    if (crossLingual && config.answer.glosses === 'translator' && glossing && answer.quotes?.length && !answer.noAnswer) {
+      const verified = answer;
+      Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language)));
+    }
   }
   return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings, ...(options.keepCandidates ? { candidates } : {}) };
 }

@@ -67,6 +67,16 @@ export interface GeneratedAnswer {
   verbatim?: boolean;
   /** The generator found no answer in the context and says so: no markers, and nothing counts as unsupported. */
   noAnswer?: boolean;
+  /** The sentences it quotes verbatim, as the text shows them, with their markers (the extractive generator). */
+  quotes?: { marker: number; text: string }[];
+  /**
+   * Reading aids for a question asked in another language than the sources: each quote machine-translated
+   * into it (`answer.glosses`), set by `ask()` after verification. Never part of `text`, never cited,
+   * never verified: the quote above it is what the sources say.
+   */
+  glosses?: { marker: number; quote: string; text: string }[];
+  /** The translator that made `glosses` (`apertium`), or why there are none (`gloss failed: …`). */
+  glossedBy?: string;
 }
 
 export interface Generator {

@@ -340,6 +340,12 @@ export const configSchema = z
             temperature: z.number().min(0).max(2).default(0),
           })
           .strict(),
+        /**
+         * A question in another language than the sources: each sentence the answer quotes gets its
+         * machine translation beside it, by `languages.translator` (`translator`), or none (`none`).
+         * A reading aid, never part of the answer's text nor of its citations (pipeline/answer/glosses.ts).
+         */
+        glosses: z.enum(['translator', 'none']).default('translator'),
       })
       .strict(),
     /** `cita eval` and `npm run nightly`: which questions, which judge, how many resamples. */

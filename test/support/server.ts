@@ -109,7 +109,7 @@ export function gqlFrom(localAddress: string, url: string, query: string, variab
 export const ASK = `query Ask($instance: String!, $question: String!, $options: AskOptionsInput) {
   ask(instance: $instance, question: $question, options: $options) {
     question language
-    answer { text language generator noAnswer unsupported invalid { marker problem }
+    answer { text language generator noAnswer unsupported invalid { marker problem } glossedBy glosses { marker quote text }
       citations { marker collection path startLine endLine headings symbol issue commentId url snippet verified } }
     route { top language reasons translation weights { collection weight } issueLookups symbolLookups }
     fusionMethod

@@ -493,17 +493,19 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
 
   if (shape !== 'quote') {
     const parts: string[] = [];
+    const quotes: { marker: number; text: string }[] = [];
     let whereTerms = terms;
     if (shape === 'issue') {
       const issue = context.blocks[0]!;
       const n = issue.citation.issue!;
       const own = issueSummary(candidates, context, n);
       if (own.length) parts.push(ONE_ISSUE[language](n), '', ...own.map((c) => `- “${c.quote}” [${c.marker}]`), '');
+      quotes.push(...own.map((c) => ({ marker: c.marker, text: c.quote })));
       // The code is found by the issue's words (the second hop), so its lines are chosen by them too.
       whereTerms = new Set([...terms, ...contentTerms(issue.text, corpus)]);
     }
     parts.push(WHERE_LEAD[language], '', ...whereLines(context, whereTerms, opts.whereFiles));
-    return { ...base, verbatim: false, text: parts.join('\n') };
+    return { ...base, verbatim: false, text: parts.join('\n'), ...(quotes.length ? { quotes } : {}) };
   }
 
   // Only for questions the docs answer: code questions name classes and modules the passages found
@@ -533,7 +535,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
       lines.splice(at, 0, `- \`${command}\` [${best.marker}]`);
     }
   }
-  return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}` };
+  return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}`, quotes: chosen.map((c) => ({ marker: c.marker, text: c.display })) };
 }
 
 /** Sentence vectors kept per generator (the same docs come up again); ~1.5 kB each at 384 dims. */

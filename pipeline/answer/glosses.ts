@@ -1,0 +1,28 @@
+import type { Language, Translator } from '../text/translate.ts';
+import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
+
+/**
+ * Reading aids for a question asked in another language than the sources (#15: answers in the user's
+ * language): the extractive generator quotes the sources as written, in their language, and each quote
+ * of a valid citation gets its machine translation beside it (Apertium's `eng-spa` for English sources
+ * and a Spanish question). Quotes are translated one at a time: Apertium carries words across the line
+ * breaks of a batch. A gloss is never part of the answer's text, never cited and never verified — the
+ * quote is what the sources say — and a failure leaves the answer as it was, saying why.
+ */
+export async function glossQuotes(
+  answer: Pick<VerifiedAnswer, 'quotes' | 'citations'>,
+  translator: Translator,
+  from: Language,
+  to: Language,
+): Promise<Pick<GeneratedAnswer, 'glosses' | 'glossedBy'>> {
+  const cited = new Set(answer.citations.map((c) => c.marker));
+  const quotes = (answer.quotes ?? []).filter((q) => cited.has(q.marker));
+  if (quotes.length === 0 || from === to) return {};
+  try {
+    const texts = await Promise.all(quotes.map((q) => translator.translate(q.text, from, to)));
+    // Apertium leaves a double space where it drops a word (`Alfredo's` → `Alfredo  bueno`).
+    return { glosses: quotes.map((q, i) => ({ marker: q.marker, quote: q.text, text: texts[i]!.replace(/[ \t]{2,}/g, ' ') })), glossedBy: translator.id };
+  } catch (err) {
+    return { glossedBy: `gloss failed: ${(err as Error).message}` };
+  }
+}
