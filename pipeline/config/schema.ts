@@ -345,7 +345,7 @@ export const configSchema = z
          * machine translation beside it, by `languages.translator` (`translator`), or none (`none`).
          * A reading aid, never part of the answer's text nor of its citations (pipeline/answer/glosses.ts).
          */
-        glosses: z.enum(['translator', 'none']).default('translator'),
+        glosses: z.enum(['translator', 'none']),
       })
       .strict(),
     /** `cita eval` and `npm run nightly`: which questions, which judge, how many resamples. */
