@@ -309,6 +309,7 @@ describe('datasets', () => {
     { name: 'pytest-docs', checkout: 'corpus/pytest-8.4.2', unanswerable: 10, spanish: 40 },
     { name: 'black-docs', checkout: 'corpus/black-24.10.0', unanswerable: 10, spanish: 20 },
     { name: 'flask-docs', checkout: 'corpus/flask-3.1.2', unanswerable: 8, spanish: 20 },
+    { name: 'click-docs', checkout: 'corpus/click-8.1.8', unanswerable: 8, spanish: 30 },
   ])('loads cita\'s own $name dataset: pairs in both languages, both splits, unanswerable ones, gold pages that exist', ({ name, checkout, unanswerable, spanish }) => {
     const root = path.resolve(import.meta.dirname, '..');
     const d = loadDataset({ name, path: `datasets/${name}.jsonl`, format: 'cita' }, root);
