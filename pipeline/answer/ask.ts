@@ -199,8 +199,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       });
     });
     // A question in another language than the sources: each quote with its machine translation beside it.
-    const glossing = deps.translator ?? translatorFor(config.languages.translator);
-    if (crossLingual && config.answer.glosses === 'translator' && glossing && answer.quotes?.length && !answer.noAnswer) {
+    const glossing = crossLingual && config.answer.glosses === 'translator' ? (deps.translator ?? translatorFor(config.languages.translator)) : undefined;
+    if (glossing && answer.quotes?.length && !answer.noAnswer) {
       const verified = answer;
       Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language)));
     }
