@@ -120,7 +120,7 @@ describe('fusion.rankingFit', () => {
   };
   const placement = (rankingFit: Placement['rankingFit']): Placement => ({ method: 'proportional', options: {}, lookupsAfter: 0, rankingFit });
 
-  it('measures fit on every candidate, so the collection the route and the fit favour opens the ranking', () => {
+  it('measures fit once, on each collection\'s first hits (the route\'s evidence), so the collection the route and the fit favour opens the ranking', () => {
     const files = rankCandidates(candidates, 10, placement('candidates')).files;
     expect(files[0]).toBe('src/paths.py');
     expect(files).toContain('changelog.rst');
