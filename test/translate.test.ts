@@ -59,6 +59,12 @@ describe('protectCode / restoreCode', () => {
     expect(shown(stream)).toBe('Use [§0§] to rerun only the failures, or [§1§] to run them first.');
   });
 
+  it('holds the words of `keep` as written, and only those', () => {
+    const { stream, spans } = protectCode('Black formats black text. (Black)', new Set(['Black']));
+    expect(spans).toEqual(['Black', 'Black']);
+    expect(shown(stream)).toBe('[§0§] formats black text. ([§1§])');
+  });
+
   it('cannot be fooled by a user who writes a placeholder', () => {
     const text = 'mira [§0§] y `x_y` [§1§]';
     const { stream, spans } = protectCode(text);
@@ -90,6 +96,18 @@ describe('ApertiumTranslator', () => {
     expect(out).toContain('test_foo_bar()');
     expect(out).not.toMatch(/[*§]/);
     expect(await t.translate('same text', 'en', 'en')).toBe('same text');
+  });
+
+  itApertium("holds the words it is asked to keep (a project's own name) out of the translation, each text cached with them", async () => {
+    const t = new ApertiumTranslator();
+    try {
+      expect(await t.translate('Black reformats your code.', 'en', 'es')).toMatch(/^Negro\b/);
+      const kept = await t.translate('Black reformats your code.', 'en', 'es', ['Black']);
+      expect(kept).toMatch(/^Black\b/);
+      expect(kept).toMatch(/\bcódigo\b/);
+    } finally {
+      await t.close();
+    }
   });
 
   itApertium('keeps a pasted code block and traceback byte for byte', async () => {

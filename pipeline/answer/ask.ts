@@ -12,7 +12,7 @@ import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext } from './context.ts';
-import { glossQuotes } from './glosses.ts';
+import { glossQuotes, ownNames } from './glosses.ts';
 import { pickDefinition, writtenNames } from './namedLookups.ts';
 import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
@@ -202,7 +202,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     const glossing = crossLingual && config.answer.glosses === 'translator' ? (deps.translator ?? translatorFor(config.languages.translator)) : undefined;
     if (glossing && answer.quotes?.length && !answer.noAnswer) {
       const verified = answer;
-      Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language)));
+      const keep = ownNames(config.name, config.repository.github);
+      Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language, keep)));
     }
   }
   return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings, ...(options.keepCandidates ? { candidates } : {}) };

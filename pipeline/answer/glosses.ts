@@ -14,15 +14,26 @@ export async function glossQuotes(
   translator: Translator,
   from: Language,
   to: Language,
+  keep: readonly string[] = [],
 ): Promise<Pick<GeneratedAnswer, 'glosses' | 'glossedBy'>> {
   const cited = new Set(answer.citations.map((c) => c.marker));
   const quotes = (answer.quotes ?? []).filter((q) => cited.has(q.marker));
   if (quotes.length === 0 || from === to) return {};
   try {
-    const texts = await Promise.all(quotes.map((q) => translator.translate(q.text, from, to)));
+    const texts = await Promise.all(quotes.map((q) => translator.translate(q.text, from, to, keep)));
     // Apertium leaves a double space where it drops a word (`Alfredo's` → `Alfredo  bueno`).
     return { glosses: quotes.map((q, i) => ({ marker: q.marker, quote: q.text, text: texts[i]!.replace(/[ \t]{2,}/g, ' ') })), glossedBy: translator.id };
   } catch (err) {
     return { glossedBy: `gloss failed: ${(err as Error).message}` };
   }
+}
+
+/**
+ * The project's own name, as its docs write it in prose (`Black`, `Click`, `Flask`): held out of the
+ * glosses, where Apertium would make it `Negro` or `El clic`. From the instance name and the GitHub
+ * repository's, capitalised; the lower-case word is left to the translator (it is also a verb: `click`).
+ */
+export function ownNames(name: string, github?: string): string[] {
+  const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  return [...new Set([name, github?.split('/').pop() ?? ''].filter((w) => /^\p{L}[\p{L}\p{N}]*$/u.test(w)).map(capitalised))];
 }

@@ -17,7 +17,8 @@ export type Language = 'en' | 'es';
 export interface Translator {
   /** e.g. `apertium:spa-eng`. */
   readonly id: string;
-  translate(text: string, from: Language, to: Language): Promise<string>;
+  /** `keep`: words held out of the translation as written (a project's own name: `Black`, not `Negro`). */
+  translate(text: string, from: Language, to: Language, keep?: readonly string[]): Promise<string>;
   /**
    * Every translation the bilingual dictionary gives for each word of the prose (`salida` → start,
    * exit, output, departure), before a translation picks one: query expansion for word matching.
@@ -77,8 +78,8 @@ export interface ProtectedText {
   spans: string[];
 }
 
-/** Replaces code in `text` by numbered superblanks so that only prose is translated. Pure. */
-export function protectCode(text: string): ProtectedText {
+/** Replaces code in `text` (and the words of `keep`, as written) by numbered superblanks so that only prose is translated. Pure. */
+export function protectCode(text: string, keep: ReadonlySet<string> = new Set()): ProtectedText {
   const spans: string[] = [];
   const hold = (s: string) => `[${MARK}${spans.push(s) - 1}${MARK}]`;
   // Line structure first: fenced blocks, then code-looking lines; then words within prose lines.
@@ -98,7 +99,7 @@ export function protectCode(text: string): ProtectedText {
         const opened = (t: string) => t.split('(').length - t.split(')').length;
         while (trail.startsWith(')') && opened(rest.slice(0, rest.length - trail.length)) > 0) trail = trail.slice(1);
         const core = rest.slice(0, rest.length - trail.length);
-        if (core !== '' && CODE_WORD.test(core)) return `${escape(lead)}${hold(core)}${escape(trail)}`;
+        if (core !== '' && (CODE_WORD.test(core) || keep.has(core))) return `${escape(lead)}${hold(core)}${escape(trail)}`;
         return escape(piece);
       })
       .join('');
@@ -158,10 +159,10 @@ export class ApertiumTranslator implements Translator {
     this.cacheSize = options.cacheSize ?? 500;
   }
 
-  async translate(text: string, from: Language, to: Language): Promise<string> {
+  async translate(text: string, from: Language, to: Language, keep: readonly string[] = []): Promise<string> {
     if (from === to || text.trim() === '') return text;
     const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
-    const key = `${mode}\u0000${text}`;
+    const key = `${mode}\u0000${keep.join('\u0001')}\u0000${text}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) {
       // Most recently used last, so the oldest is evicted first.
@@ -169,7 +170,7 @@ export class ApertiumTranslator implements Translator {
       this.cache.set(key, hit);
       return hit;
     }
-    const { stream, spans } = protectCode(text.normalize('NFC'));
+    const { stream, spans } = protectCode(text.normalize('NFC'), new Set(keep));
     const out = restoreCode(await this.run(mode, stream), spans).trim();
     this.cache.set(key, out);
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
