@@ -1,20 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { glossQuotes, ownNames } from '../pipeline/answer/glosses.ts';
 import type { ResolvedCitation } from '../pipeline/answer/types.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
+import { apertiumTest } from './support/apertium.ts';
 
 /** Glosses: a Spanish reader's machine translation of the English quotes, beside the answer (pipeline/answer/glosses.ts). */
 
-const hasApertium = (() => {
-  try {
-    return /\beng-spa\b/.test(execFileSync('apertium', ['-l'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-  } catch {
-    return false;
-  }
-})();
-// `npm run setup` installs apertium; in CI a missing translator must fail the suite, not skip it.
-const itApertium = hasApertium || process.env.CI === 'true' ? it : it.skip;
+const itApertium = apertiumTest('eng-spa');
 
 const cited = (marker: number): ResolvedCitation => ({ marker, collection: 'docs', path: 'docs/a.md', startLine: 1, endLine: 2, snippet: '', verified: true });
 

@@ -1,21 +1,14 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { ApertiumPipe } from '../pipeline/text/apertiumPipe.ts';
 import { ApertiumTranslator, parseBilingual, protectCode, restoreCode } from '../pipeline/text/translate.ts';
+import { apertiumTest } from './support/apertium.ts';
 
 /** Query translation (Apertium): code passes through untouched, prose is translated. */
 
-const hasApertium = (() => {
-  try {
-    return /\bspa-eng\b/.test(execFileSync('apertium', ['-l'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-  } catch {
-    return false;
-  }
-})();
-// `npm run setup` installs apertium; in CI a missing translator must fail the suite, not skip it.
-const itApertium = hasApertium || process.env.CI === 'true' ? it : it.skip;
+const itApertium = apertiumTest('spa-eng');
 
 const TEXTS = [
   '¿Cómo omito un test en Windows?',
