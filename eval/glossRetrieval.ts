@@ -44,7 +44,7 @@ import { convexCombination, minMax } from '../pipeline/retrieval/hybrid.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
 import { expandIdentifiers, ftsMatch, ftsTerms } from '../pipeline/text/codeTokens.ts';
 import { protectCode, restoreCode, type Language } from '../pipeline/text/translate.ts';
-import { meanVector } from '../pipeline/vectors.ts';
+import { cosine, meanVector } from '../pipeline/vectors.ts';
 import type { Chunk, ScoredChunk, SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { distinct, recallAtK } from './metrics/recallAtK.ts';
@@ -224,10 +224,9 @@ async function glossVectors(): Promise<Map<string, Float32Array>> {
   return new Map(chunks.map((c) => [c.id, Float32Array.from(kept[c.id]!)]));
 }
 const glossVectorOf = values.dense ? await glossVectors() : new Map<string, Float32Array>();
-const cosineTo = (v: Float32Array, w: Float32Array) => v.reduce((s, x, i) => s + x * w[i]!, 0);
-/** The `n` glosses closest to the vector (vectors are unit length: the dot product is the cosine). */
+/** The `n` glosses closest to the vector. */
 const glossKnn = (v: Float32Array, n: number): ScoredChunk[] =>
-  chunks.map((c) => ({ chunk: c, score: cosineTo(v, glossVectorOf.get(c.id)!) })).sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id)).slice(0, n);
+  chunks.map((c) => ({ chunk: c, score: cosine(v, glossVectorOf.get(c.id)!) })).sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id)).slice(0, n);
 const ftsGlossStemmed = ftsGlossIndex(true);
 
 // ---- Fusions -----------------------------------------------------------------------------------

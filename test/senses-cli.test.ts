@@ -4,6 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cita, type TestProject } from './support/cli.ts';
 import { makeDemoProject } from './support/demoRepo.ts';
 
+/** A lexicon fixture of a few senses where `npm run setup` puts the real one (built from message catalogs). */
+function writeLexicon(p: TestProject, words: Record<string, [string, number][]>): void {
+  const file = path.join(p.dir, '.cita/models/lexicon-es-en.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ pairs: 2, words, stems: {} }));
+}
+
 /**
  * `retrieval.crossLingual.bm25: disambiguated` end to end (real translator, real store): Apertium
  * makes `marcador` a bookmark; the docs say marker beside test and platforms, so the lexicon's
@@ -30,9 +37,7 @@ describe('cita search with senses chosen by the docs', () => {
   });
 
   it('with one, searches the sense the docs keep near the question’s other words', () => {
-    const file = path.join(p.dir, '.cita/models/lexicon-es-en.json');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ pairs: 2, words: { marcador: [['marker', 0.6], ['bookmark', 0.35]] }, stems: {} }));
+    writeLexicon(p, { marcador: [['marker', 0.6], ['bookmark', 0.35]] });
     const r = search();
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('senses the docs prefer, searched beside it: marker');
@@ -55,9 +60,7 @@ describe('cita search with the compounds the docs use', () => {
     p.write('docs/exit-codes.md', '# Exit codes\n\nRunning the tool can result in six different exit codes. Exit code 5 means no tests were collected.\n');
     p.write('docs/output.md', '# Output\n\nThe code you write can print its output, and the tool can exit early.\n');
     expect(cita(p, ['index', 'demo']).code).toBe(0);
-    const file = path.join(p.dir, '.cita/models/lexicon-es-en.json');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ pairs: 2, words: { salida: [['output', 0.5], ['exit', 0.4]] }, stems: {} }));
+    writeLexicon(p, { salida: [['output', 0.5], ['exit', 0.4]] });
   });
   afterAll(() => p.cleanup());
 
