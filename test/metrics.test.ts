@@ -4,8 +4,8 @@ import { ndcgAtK } from '../eval/metrics/ndcgAtK.ts';
 import { percentile } from '../eval/metrics/percentile.ts';
 import { distinct, recallAtK } from '../eval/metrics/recallAtK.ts';
 import { reciprocalRank } from '../eval/metrics/reciprocalRank.ts';
-import { convexCombination, minMax } from '../pipeline/retrieval/hybrid.ts';
-import type { Chunk, ScoredChunk } from '../pipeline/types.ts';
+import { convexCombination, minMax, withFileEvidence } from '../pipeline/retrieval/hybrid.ts';
+import type { Chunk, ScoredChunk, SearchHit } from '../pipeline/types.ts';
 
 describe('recallAtK', () => {
   it.each([
@@ -105,6 +105,32 @@ describe('hybrid scoring', () => {
     const dense = scored([['b', 0.9], ['a', 0.1]]);
     expect(convexCombination(bm25, dense, 0).map((h) => h.chunk.id)).toEqual(['a', 'b']);
     expect(convexCombination(bm25, dense, 1).map((h) => h.chunk.id)).toEqual(['b', 'a']);
+  });
+
+  // Hits of files: a.py once at 0.9; b.py twice, at 0.8 and 0.6; c.py once at 0.3.
+  const inFiles = (): SearchHit[] =>
+    ([['a1', 'a.py', 0.9], ['b1', 'b.py', 0.8], ['b2', 'b.py', 0.6], ['c1', 'c.py', 0.3]] as const).map(([id, path, score]) => ({
+      chunk: { ...chunk(id), citation: { path, startLine: 1, endLine: 1 } },
+      score,
+      bm25: null,
+      dense: null,
+      bm25Norm: 0,
+      denseNorm: 0,
+    }));
+
+  it('file evidence: a file that matches twice outranks one that matches once as well; its other hits keep their scores', () => {
+    const hits = withFileEvidence(inFiles(), 0.5);
+    const byId = Object.fromEntries(hits.map((h) => [h.chunk.id, h.score]));
+    expect(byId.b1).toBeCloseTo(0.8 + 0.5 * 0.6, 12); // its file's second hit is a second witness
+    expect(byId.b2).toBe(0.6); // not lifted: the list does not fill up with one file's chunks
+    expect(byId.a1).toBe(0.9); // alone in its file
+    expect(hits.map((h) => h.chunk.id)).toEqual(['b1', 'a1', 'b2', 'c1']);
+    // At a smaller λ the single strong match keeps its place: 0.9 > 0.8 + 0.1 × 0.6.
+    expect(withFileEvidence(inFiles(), 0.1).map((h) => h.chunk.id)).toEqual(['a1', 'b1', 'b2', 'c1']);
+  });
+
+  it('file evidence at λ = 0 leaves the list as it came', () => {
+    expect(withFileEvidence(inFiles(), 0)).toEqual(inFiles());
   });
 });
 

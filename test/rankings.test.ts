@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDatasets } from '../datasets/questions.ts';
 import { ask, RANK_DEPTH } from '../pipeline/answer/ask.ts';
+import { withFileEvidence } from '../pipeline/retrieval/hybrid.ts';
+import { searchCollections } from '../pipeline/retrieval/search.ts';
 import { aggregate } from '../eval/aggregate.ts';
 import { accuracyAt1 } from '../eval/metrics/accuracyAt1.ts';
 import { ndcgAtK } from '../eval/metrics/ndcgAtK.ts';
@@ -138,6 +140,31 @@ describe('rankings and the TREC export', () => {
         expect([...blocks].sort(), question).toEqual(context.ranking.chunks.slice(0, blocks.length).sort());
         for (const chunks of [1, 3]) expect((await ask(deps, question, { budget: { chunks }, retrieveOnly: true })).ranking).toEqual(context.ranking);
       }
+    } finally {
+      await close();
+    }
+  });
+
+  it("retrieval.hybrid.fileEvidence lifts each file's best hit by its second-best, in ask() as in search", { timeout: 600_000 }, async () => {
+    const spec = (lambda: number) => ({ label: `λ${lambda}`, instance: 'demo', overlays: [], overrides: [`retrieval.hybrid.fileEvidence=${lambda}`] });
+    const { targets, close } = await openTargets([spec(0), spec(0.5)], p.dir, () => {});
+    try {
+      const question = 'How do I skip a test on Windows?';
+      const [plain, lifted] = await Promise.all(
+        targets.map(async (t) => {
+          const deps = { config: t.config, store: t.store, embedder: t.embedder, generator: t.generator, checkout: t.paths.checkout };
+          const asked = await ask(deps, question, { retrieveOnly: true, keepCandidates: true });
+          const searched = await searchCollections(t.store, t.embedder, question, ['docs'], 10, t.config.retrieval.hybrid);
+          return { docs: asked.candidates!.deep.docs!, searched: searched.docs! };
+        }),
+      );
+      // The guide has two sections: its best hit gains half the other's score, nothing else moves.
+      const guide = plain!.docs.filter((h) => h.chunk.citation.path === 'docs/guide.md');
+      expect(guide.length).toBe(2);
+      const best = lifted!.docs.find((h) => h.chunk.id === guide[0]!.chunk.id)!;
+      expect(best.score).toBeCloseTo(guide[0]!.score + 0.5 * guide[1]!.score, 12);
+      expect(lifted!.docs).toEqual(withFileEvidence(plain!.docs, 0.5));
+      expect(lifted!.searched).toEqual(withFileEvidence(plain!.searched, 0.5));
     } finally {
       await close();
     }

@@ -5,6 +5,7 @@ import type { FusionResult } from '../retrieval/fusion/index.ts';
 import { evidenceFeatures, learnedRoute } from '../retrieval/learnedRoute.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
+import { withFileEvidence } from '../retrieval/hybrid.ts';
 import type { Store } from '../store/store.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
@@ -144,7 +145,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       const vector = alpha > 0 ? meanVector(p.dense.map((t) => embedded.get(t)!)) : undefined;
       // One search serves both: the context's list is its first budget.chunks (what searchCollection
       // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
-      const hits = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases);
+      const candidates = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases);
+      const hits = withFileEvidence(candidates, hybrid.fileEvidence ?? 0);
       lists[c] = hits.slice(0, budget.chunks);
       deep[c] = hits.slice(0, depth);
       found[c] = hits;

@@ -182,6 +182,12 @@ export const configSchema = z
             alpha: z.number().min(0).max(1),
             /** Candidates taken from each of BM25 and k-NN before combining. */
             candidates: z.number().int().positive().max(1000),
+            /**
+             * λ: each file's best hit gains λ × the score of the file's second-best hit among the candidates
+             * (pipeline/retrieval/hybrid.ts `withFileEvidence`: a file that matches twice outranks one that
+             * matches once as well); 0: none.
+             */
+            fileEvidence: z.number().min(0).max(1).default(0),
           })
           .strict(),
         /**

@@ -40,3 +40,29 @@ export function convexCombination(bm25: ScoredChunk[], dense: ScoredChunk[], alp
   for (const h of hits.values()) h.score = alpha * h.denseNorm + (1 - alpha) * h.bm25Norm;
   return [...hits.values()].sort((a, b) => b.score - a.score || a.chunk.id.localeCompare(b.chunk.id));
 }
+
+/**
+ * Evidence from the rest of a hit's file: each file's best hit gains λ times the score of the file's
+ * second-best hit among the candidates; every other hit keeps its score; best first. A page two of
+ * whose chunks match the question is likelier the page asked about than one that matches once, and
+ * across languages, where one chunk's similarity is noisy, the second chunk is a second witness (the
+ * "max + λ · second" of passage-to-document aggregation). Only the best hit moves, so the lists do
+ * not fill up with more chunks of the same files (a context of fewer pages). λ = 0: the list as it
+ * came. Hits group by `citation.path` (an issue's comments share `#N`). Pure.
+ */
+export function withFileEvidence(hits: readonly SearchHit[], lambda: number): SearchHit[] {
+  if (lambda <= 0) return [...hits];
+  const best = new Map<string, SearchHit>();
+  const second = new Map<string, number>();
+  for (const h of hits) {
+    const path = h.chunk.citation.path;
+    const top = best.get(path);
+    if (!top || h.score > top.score) {
+      if (top) second.set(path, Math.max(second.get(path) ?? -Infinity, top.score));
+      best.set(path, h);
+    } else second.set(path, Math.max(second.get(path) ?? -Infinity, h.score));
+  }
+  return hits
+    .map((h) => (best.get(h.chunk.citation.path) === h && second.has(h.chunk.citation.path) ? { ...h, score: h.score + lambda * second.get(h.chunk.citation.path)! } : h))
+    .sort((x, y) => y.score - x.score || x.chunk.id.localeCompare(y.chunk.id));
+}

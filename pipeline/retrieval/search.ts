@@ -2,13 +2,15 @@ import type { Store } from '../store/store.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
 import type { QueryPlan } from './crossLingual.ts';
 import { meanVector } from '../vectors.ts';
-import { convexCombination } from './hybrid.ts';
+import { convexCombination, withFileEvidence } from './hybrid.ts';
 
 export interface HybridOptions {
   /** Dense weight in [0, 1]: 0 is BM25 only, 1 is dense only. */
   alpha: number;
   /** Candidates from each retriever before combining. */
   candidates: number;
+  /** λ of `withFileEvidence` (hybrid.ts): a file's best hit gains λ × its second-best hit's score; 0 or unset: none. */
+  fileEvidence?: number;
 }
 
 /** Hybrid search within one collection: BM25 and k-NN candidates, combined convexly. */
@@ -21,7 +23,8 @@ export async function searchCollection(
   options: HybridOptions,
   phrases?: readonly string[],
 ): Promise<SearchHit[]> {
-  return (await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha, phrases)).slice(0, k);
+  const hits = await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha, phrases);
+  return withFileEvidence(hits, options.fileEvidence ?? 0).slice(0, k);
 }
 
 /**
