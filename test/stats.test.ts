@@ -6,6 +6,7 @@ import { languageGap } from '../eval/languageGap.ts';
 import { primaryComparisons, verdictOf } from '../eval/compare.ts';
 import { exactCoverage, intervalsFor, simulatedCoverage } from '../eval/intervalCoverage.ts';
 import { nightlyReport } from '../eval/nightly.ts';
+import { pooledComparison, poolReports } from '../eval/pooled.ts';
 import { simulateNullNights } from '../eval/nullSimulation.ts';
 import type { MetricInfo, QuestionResult, Report } from '../eval/report/types.ts';
 import {
@@ -444,5 +445,48 @@ describe('the language gap under the new scheme', () => {
     expect(mrr.pHolm).toBeLessThan(0.05);
     expect(mrr).toMatchObject({ n: 12, verdict: 'none', interval: 'bootstrap' });
     expect(rows.find((r) => r.metric === 'file.acc@1')).toMatchObject({ verdict: 'gap', interval: 'newcombe' });
+  });
+});
+
+describe('an A/B pooled over several reports (eval/pooled.ts)', () => {
+  /** A report of 8 question pairs, ids q0…q7 in both languages (the same ids in every report), B right where A was not on `wins` English questions. */
+  const report = (instance: string, wins: number, dataset = 'docs'): Report => {
+    const run = (b: boolean) => ({
+      questions: Array.from({ length: 8 }, (_, i) =>
+        (['en', 'es'] as const).map((lang) => ({
+          ...resultOf(`q${i}-${lang}`, lang, dataset),
+          pair: `q${i}`,
+          metrics: { 'file.acc@1': lang === 'es' ? 0 : b && i < wins ? 1 : 0 },
+        })),
+      ).flat(),
+    });
+    return { kind: 'ab', meta: { instance, stats: { seed: 's', bootstrap: 200, permutations: 2000 } }, runs: [run(false), run(true)] } as unknown as Report;
+  };
+  const stats = { seed: 's', bootstrap: 200, permutations: 2000 };
+
+  it('keeps two repositories’ questions of the same id apart and tells a change no single report can', () => {
+    const pooled = poolReports([report('one', 4), report('two', 4)]);
+    expect(pooled).toHaveLength(32);
+    expect(new Set(pooled.map((q) => q.a.id)).size).toBe(32);
+    expect(new Set(pooled.map((q) => q.a.pair)).size).toBe(16);
+    // One report: 4 wins of 8 English questions, exact p = 2/16, not a change.
+    const alone = pooledComparison(poolReports([report('one', 4)]), ['file.acc@1'], stats).find((r) => r.lang === 'en')!;
+    expect(alone).toMatchObject({ n: 8, verdict: 'same' });
+    expect(alone.p).toBeCloseTo(2 / 16, 12);
+    // Both: 8 wins of 16, exact p = 2/256, Holm over 3 rows (all, en, es) still < 0.05.
+    const rows = pooledComparison(pooled, ['file.acc@1'], stats);
+    const en = rows.find((r) => r.lang === 'en')!;
+    expect(en).toMatchObject({ n: 16, a: 0, b: 0.5, verdict: 'better' });
+    expect(en.p).toBeCloseTo(2 / 256, 12);
+    expect(en.pHolm).toBeCloseTo(Math.min(1, 3 * (2 / 256)), 12);
+    expect(rows.find((r) => r.lang === 'es')).toMatchObject({ diff: 0, verdict: 'same' });
+    // The gap is paired within each repository's pairs.
+    const gap = languageGap(pooled.map((q) => ({ ...q.b, dataset: 'pooled' })), stats, ['file.acc@1']);
+    expect(gap[0]).toMatchObject({ n: 16, meanEn: 0.5, meanEs: 0 });
+  });
+
+  it('pools only the datasets asked for, and refuses a report that is not an A/B', () => {
+    expect(poolReports([report('one', 4, 'docs'), report('two', 4, 'code')], new Set(['docs']))).toHaveLength(16);
+    expect(() => poolReports([{ ...report('one', 4), kind: 'run' } as unknown as Report])).toThrow(/not an A\/B report/);
   });
 });

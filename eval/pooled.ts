@@ -1,0 +1,118 @@
+/**
+ * One A/B read over several repositories: the questions of several A/B reports (`cita eval <instance>
+ * --set …`, one per instance or split) pooled, each question paired with itself under A and B, per
+ * language. A repository of 13 question pairs cannot tell a change of one question from noise; four
+ * repositories' held-out halves together are ~90 questions a language. Same statistics as a report's
+ * gate: a paired permutation test and its paired interval (Newcombe's for 0/1 metrics), Holm's
+ * correction over the table, the minimum effect. Then the Spanish–English gap of each run on the
+ * pooled pairs (`languageGap`, every dataset as one).
+ *
+ *   node --import tsx eval/pooled.ts reports/test-ab-x.json reports/test-black-ab-x.json … \
+ *     [--dataset pytest-docs --dataset black-docs …] [--metrics file.recall@5,file.acc@1,answer.right]
+ *
+ * A question's results are pooled as the reports hold them; nothing is re-run.
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { StatsOptions } from './aggregate.ts';
+import { DEFAULT_MIN_EFFECT, verdictOf } from './compare.ts';
+import { languageGap } from './languageGap.ts';
+import type { Comparison, QuestionResult, Report } from './report/types.ts';
+import { holmAdjust, pairedDiffInterval, pairedPermutationTest } from './stats/index.ts';
+import { METRICS } from './suites/catalogue.ts';
+
+/** One question under A and under B, its id and pair id prefixed by its report's instance. */
+export interface PooledQuestion {
+  a: QuestionResult;
+  b: QuestionResult;
+}
+
+/**
+ * The questions both runs of each A/B report answered without error (of `datasets` only, when
+ * given), paired with themselves. Ids and pair ids are unique within a report, not across: each is
+ * prefixed by its report's instance, so two repositories' `q1` stay two questions.
+ */
+export function poolReports(reports: readonly Report[], datasets: ReadonlySet<string> = new Set()): PooledQuestion[] {
+  const pooled: PooledQuestion[] = [];
+  for (const report of reports) {
+    if (report.kind !== 'ab' || report.runs.length !== 2) throw new Error(`not an A/B report (${report.meta.instance}: kind ${report.kind}, ${report.runs.length} runs)`);
+    const prefix = (q: QuestionResult): QuestionResult => ({ ...q, id: `${report.meta.instance}:${q.id}`, ...(q.pair ? { pair: `${report.meta.instance}:${q.pair}` } : {}) });
+    const b = new Map(report.runs[1]!.questions.map((q) => [q.id, q]));
+    for (const qa of report.runs[0]!.questions) {
+      const qb = b.get(qa.id);
+      if (!qb || qa.error || qb.error || (datasets.size > 0 && !datasets.has(qa.dataset))) continue;
+      pooled.push({ a: prefix(qa), b: prefix(qb) });
+    }
+  }
+  return pooled;
+}
+
+export interface PooledRow {
+  metric: string;
+  lang: 'all' | 'en' | 'es';
+  n: number;
+  a: number;
+  b: number;
+  diff: number;
+  low: number;
+  high: number;
+  p: number;
+  pHolm: number;
+  verdict: Comparison['verdict'];
+}
+
+/** B − A per metric over all pooled questions and per language: the gate's statistics, Holm over the rows. */
+export function pooledComparison(pooled: readonly PooledQuestion[], metrics: readonly string[], stats: StatsOptions): PooledRow[] {
+  const rows: Omit<PooledRow, 'pHolm' | 'verdict'>[] = [];
+  for (const metric of metrics) {
+    for (const lang of ['all', 'en', 'es'] as const) {
+      const both = pooled
+        .filter((q) => lang === 'all' || q.a.lang === lang)
+        .map((q) => [q.a.metrics[metric], q.b.metrics[metric]] as const)
+        .filter((v): v is readonly [number, number] => typeof v[0] === 'number' && typeof v[1] === 'number');
+      if (both.length === 0) continue;
+      const a = both.map((v) => v[0]);
+      const b = both.map((v) => v[1]);
+      const seed = `${stats.seed}:pooled:${metric}:${lang}`;
+      const test = pairedPermutationTest(a, b, { iterations: stats.permutations, seed });
+      const ci = pairedDiffInterval(a, b, { iterations: stats.bootstrap, seed });
+      rows.push({ metric, lang, n: both.length, a: test.meanA, b: test.meanB, diff: test.meanDiff, low: ci.low, high: ci.high, p: test.p });
+    }
+  }
+  const adjusted = holmAdjust(rows.map((r) => r.p));
+  const info = (name: string) => METRICS.find((m) => m.name === name) ?? { name, label: name, direction: 'higher' as const, unit: 'share' as const, description: '' };
+  return rows.map((r, i) => ({ ...r, pHolm: adjusted[i]!, verdict: verdictOf(r.diff, adjusted[i]!, info(r.metric), stats.minEffect ?? DEFAULT_MIN_EFFECT) }));
+}
+
+function main(): void {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: { dataset: { type: 'string', multiple: true, default: [] }, metrics: { type: 'string', default: 'file.recall@5,file.acc@1,answer.right,answer.firstFile,answer.abstained' } },
+  });
+  if (positionals.length === 0) throw new Error('usage: eval/pooled.ts <A/B report.json> … [--dataset name …] [--metrics m1,m2]');
+  const metrics = values.metrics!.split(',').filter(Boolean);
+  const reports = positionals.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')) as Report);
+  const pooled = poolReports(reports, new Set(values.dataset));
+  reports.forEach((r, i) => console.log(`${positionals[i]}: ${pooled.filter((q) => q.a.id.startsWith(`${r.meta.instance}:`)).length} questions (${r.meta.instance})`));
+  const s = reports[0]!.meta.stats;
+  const stats: StatsOptions = { seed: s.seed, bootstrap: s.bootstrap, permutations: s.permutations, minEffect: s.minEffect ?? DEFAULT_MIN_EFFECT };
+
+  const pct = (x: number) => (100 * x).toFixed(1);
+  const pp = (x: number) => `${x >= 0 ? '+' : ''}${pct(x)}`;
+  const rows = pooledComparison(pooled, metrics, stats);
+  console.log(`\nA → B, pooled (${pooled.length} questions; paired permutation test, Holm over ${rows.length} rows, minimum effect ${stats.minEffect} pp)`);
+  console.log(`${'metric'.padEnd(22)}${'lang'.padEnd(5)}${'n'.padStart(5)}${'A'.padStart(8)}${'B'.padStart(8)}  ${'Δ B − A [95% CI]'.padEnd(26)}${'p'.padStart(7)}${'p Holm'.padStart(8)}  verdict`);
+  for (const r of rows) {
+    console.log(`${r.metric.padEnd(22)}${r.lang.padEnd(5)}${String(r.n).padStart(5)}${pct(r.a).padStart(8)}${pct(r.b).padStart(8)}  ${`${pp(r.diff)} [${pp(r.low)}, ${pp(r.high)}]`.padEnd(26)}${r.p.toFixed(3).padStart(7)}${r.pHolm.toFixed(3).padStart(8)}  ${r.verdict}`);
+  }
+  for (const run of ['a', 'b'] as const) {
+    console.log(`\nSpanish − English in ${run.toUpperCase()}, on the pooled pairs (Holm over the rows)`);
+    const gaps = languageGap(pooled.map((q) => ({ ...q[run], dataset: 'pooled' })), stats, metrics);
+    for (const g of gaps) {
+      console.log(`${g.metric.padEnd(22)}n=${String(g.n).padStart(3)}  en ${pct(g.meanEn).padStart(5)}  es ${pct(g.meanEs).padStart(5)}  ${`${pp(g.diff)} [${pp(g.low)}, ${pp(g.high)}]`.padEnd(26)} p ${g.p.toFixed(3)}  p Holm ${g.pHolm.toFixed(3)}  ${g.verdict}`);
+    }
+  }
+}
+
+if (process.argv[1]?.endsWith('eval/pooled.ts')) main();
