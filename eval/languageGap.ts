@@ -1,8 +1,8 @@
 import type { StatsOptions } from './aggregate.ts';
 import type { GapRow, QuestionResult } from './report/types.ts';
 import { DEFAULT_MIN_EFFECT, verdictOf } from './compare.ts';
-import { METRICS } from './suites/catalogue.ts';
-import { holmAdjust, pairedDiffInterval, pairedPermutationTest } from './stats/index.ts';
+import { metricInfo } from './suites/catalogue.ts';
+import { comparePaired, holmAdjust } from './stats/index.ts';
 
 /** The metrics whose Spanish–English gap is tested: ranking quality and whether the answer is right. */
 export const GAP_METRICS = ['file.recall@5', 'file.acc@1', 'file.mrr', 'answer.answered', 'answer.right', 'answer.abstained'] as const;
@@ -30,24 +30,18 @@ export function languageGap(questions: readonly QuestionResult[], stats: StatsOp
   const rows: Omit<GapRow, 'pHolm' | 'verdict'>[] = [];
   for (const dataset of datasets) {
     for (const metric of metrics) {
-      const both = complete
-        .filter((p) => p.en.dataset === dataset)
-        .map((p) => [p.en.metrics[metric], p.es.metrics[metric]] as const)
-        .filter((v): v is readonly [number, number] => typeof v[0] === 'number' && typeof v[1] === 'number');
-      if (both.length === 0) continue;
-      const en = both.map((v) => v[0]);
-      const es = both.map((v) => v[1]);
-      const seed = `${stats.seed}:gap:${dataset}:${metric}`;
-      const test = pairedPermutationTest(en, es, { iterations: stats.permutations, seed });
-      const ci = pairedDiffInterval(en, es, { iterations: stats.bootstrap, seed });
-      rows.push({ metric, dataset, n: both.length, meanEn: test.meanA, meanEs: test.meanB, diff: test.meanDiff, low: ci.low, high: ci.high, interval: ci.method, p: test.p });
+      const c = comparePaired(
+        complete.filter((p) => p.en.dataset === dataset).map((p) => [p.en.metrics[metric], p.es.metrics[metric]] as const),
+        { seed: `${stats.seed}:gap:${dataset}:${metric}`, permutations: stats.permutations, bootstrap: stats.bootstrap },
+      );
+      if (!c) continue;
+      rows.push({ metric, dataset, n: c.n, meanEn: c.meanA, meanEs: c.meanB, diff: c.diff, low: c.low, high: c.high, interval: c.interval, p: c.p });
     }
   }
   const adjusted = holmAdjust(rows.map((r) => r.p));
-  const info = (name: string) => METRICS.find((m) => m.name === name) ?? { name, label: name, direction: 'higher' as const, unit: 'share' as const, description: '' };
   return rows.map((r, i) => ({
     ...r,
     pHolm: adjusted[i]!,
-    verdict: adjusted[i]! < GAP_ALPHA && verdictOf(r.diff, adjusted[i]!, info(r.metric), stats.minEffect ?? DEFAULT_MIN_EFFECT) !== 'same' ? 'gap' : 'none',
+    verdict: adjusted[i]! < GAP_ALPHA && verdictOf(r.diff, adjusted[i]!, metricInfo(r.metric), stats.minEffect ?? DEFAULT_MIN_EFFECT) !== 'same' ? 'gap' : 'none',
   }));
 }

@@ -18,8 +18,8 @@ import type { StatsOptions } from './aggregate.ts';
 import { DEFAULT_MIN_EFFECT, verdictOf } from './compare.ts';
 import { languageGap } from './languageGap.ts';
 import type { Comparison, QuestionResult, Report } from './report/types.ts';
-import { holmAdjust, pairedDiffInterval, pairedPermutationTest } from './stats/index.ts';
-import { METRICS } from './suites/catalogue.ts';
+import { comparePaired, holmAdjust } from './stats/index.ts';
+import { metricInfo } from './suites/catalogue.ts';
 
 /** One question under A and under B, its id and pair id prefixed by its report's instance. */
 export interface PooledQuestion {
@@ -66,22 +66,15 @@ export function pooledComparison(pooled: readonly PooledQuestion[], metrics: rea
   const rows: Omit<PooledRow, 'pHolm' | 'verdict'>[] = [];
   for (const metric of metrics) {
     for (const lang of ['all', 'en', 'es'] as const) {
-      const both = pooled
-        .filter((q) => lang === 'all' || q.a.lang === lang)
-        .map((q) => [q.a.metrics[metric], q.b.metrics[metric]] as const)
-        .filter((v): v is readonly [number, number] => typeof v[0] === 'number' && typeof v[1] === 'number');
-      if (both.length === 0) continue;
-      const a = both.map((v) => v[0]);
-      const b = both.map((v) => v[1]);
-      const seed = `${stats.seed}:pooled:${metric}:${lang}`;
-      const test = pairedPermutationTest(a, b, { iterations: stats.permutations, seed });
-      const ci = pairedDiffInterval(a, b, { iterations: stats.bootstrap, seed });
-      rows.push({ metric, lang, n: both.length, a: test.meanA, b: test.meanB, diff: test.meanDiff, low: ci.low, high: ci.high, p: test.p });
+      const c = comparePaired(
+        pooled.filter((q) => lang === 'all' || q.a.lang === lang).map((q) => [q.a.metrics[metric], q.b.metrics[metric]] as const),
+        { seed: `${stats.seed}:pooled:${metric}:${lang}`, permutations: stats.permutations, bootstrap: stats.bootstrap },
+      );
+      if (c) rows.push({ metric, lang, n: c.n, a: c.meanA, b: c.meanB, diff: c.diff, low: c.low, high: c.high, p: c.p });
     }
   }
   const adjusted = holmAdjust(rows.map((r) => r.p));
-  const info = (name: string) => METRICS.find((m) => m.name === name) ?? { name, label: name, direction: 'higher' as const, unit: 'share' as const, description: '' };
-  return rows.map((r, i) => ({ ...r, pHolm: adjusted[i]!, verdict: verdictOf(r.diff, adjusted[i]!, info(r.metric), stats.minEffect ?? DEFAULT_MIN_EFFECT) }));
+  return rows.map((r, i) => ({ ...r, pHolm: adjusted[i]!, verdict: verdictOf(r.diff, adjusted[i]!, metricInfo(r.metric), stats.minEffect ?? DEFAULT_MIN_EFFECT) }));
 }
 
 function main(): void {

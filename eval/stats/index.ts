@@ -11,3 +11,4 @@ export { holmAdjust } from './holm.ts';
 export { bhAdjust } from './bh.ts';
 export { isBinary, newcombePairedDiffCI, normalQuantile, wilsonCI, wilsonInterval, type ProportionOptions } from './proportion.ts';
 export { meanInterval, pairedDiffInterval, type IntervalMethod } from './interval.ts';
+export { comparePaired, type PairedComparison } from './comparePaired.ts';

@@ -28,3 +28,8 @@ export const METRICS: MetricInfo[] = [
 ];
 
 export const METRIC_NAMES = METRICS.map((m) => m.name);
+
+/** A metric's catalogue entry; a name the catalogue lacks reads as a share where higher is better. */
+export function metricInfo(name: string): MetricInfo {
+  return METRICS.find((m) => m.name === name) ?? { name, label: name, direction: 'higher', unit: 'share', description: '' };
+}
