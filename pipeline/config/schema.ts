@@ -317,7 +317,8 @@ export const configSchema = z
             minRelevance: z.number().min(0).max(2).optional(),
             /**
              * extractive: `abstain` when the question names something (`Hypothesis`, `GitLab`) that no passage
-             * found mentions; `abstain-unquoted`, also when none of the passages its quotes come from does.
+             * found mentions; `abstain-unquoted` (the default), also when none of the passages its quotes come from
+             * does; `ignore`: never.
              */
             unknownNames: z.enum(['abstain', 'abstain-unquoted', 'ignore']).optional(),
             /** extractive, by meaning: the sentences of this many top blocks are scored (the model's work per answer; default 12). */

@@ -28,9 +28,10 @@ export async function searchCollection(
 }
 
 /**
- * Every candidate of hybrid search, best first: BM25's and k-NN's top `n` each, combined. Its first
- * k are `searchCollection` with `max(k, candidates) = n`; a deeper prefix of the same list is the
- * ranking `ask()` reports beside its context (the normalisation depends on `n`, not on k).
+ * Every candidate of hybrid search, best first: BM25's and k-NN's top `n` each, combined. With the
+ * file evidence applied (`withFileEvidence`), its first k are `searchCollection` with `max(k,
+ * candidates) = n`; a deeper prefix of the same list is the ranking `ask()` reports beside its
+ * context (the normalisation depends on `n`, not on k).
  */
 export async function hybridCandidates(
   store: Store,
