@@ -30,10 +30,12 @@ export interface PooledQuestion {
 /**
  * The questions both runs of each A/B report answered without error (of `datasets` only, when
  * given), paired with themselves. Ids and pair ids are unique within a report, not across: each is
- * prefixed by its report's instance, so two repositories' `q1` stay two questions.
+ * prefixed by its report's instance, so two repositories' `q1` stay two questions; the same question
+ * of one instance in two reports is refused.
  */
 export function poolReports(reports: readonly Report[], datasets: ReadonlySet<string> = new Set()): PooledQuestion[] {
   const pooled: PooledQuestion[] = [];
+  const seen = new Set<string>();
   for (const report of reports) {
     if (report.kind !== 'ab' || report.runs.length !== 2) throw new Error(`not an A/B report (${report.meta.instance}: kind ${report.kind}, ${report.runs.length} runs)`);
     const prefix = (q: QuestionResult): QuestionResult => ({ ...q, id: `${report.meta.instance}:${q.id}`, ...(q.pair ? { pair: `${report.meta.instance}:${q.pair}` } : {}) });
@@ -41,7 +43,11 @@ export function poolReports(reports: readonly Report[], datasets: ReadonlySet<st
     for (const qa of report.runs[0]!.questions) {
       const qb = b.get(qa.id);
       if (!qb || qa.error || qb.error || (datasets.size > 0 && !datasets.has(qa.dataset))) continue;
-      pooled.push({ a: prefix(qa), b: prefix(qb) });
+      const a = prefix(qa);
+      // Two A/Bs over the same questions would count each twice, and a p that small would be a lie.
+      if (seen.has(a.id)) throw new Error(`question ${qa.id} of ${report.meta.instance} is in two of the reports: each question is pooled once`);
+      seen.add(a.id);
+      pooled.push({ a, b: prefix(qb) });
     }
   }
   return pooled;

@@ -485,8 +485,10 @@ describe('an A/B pooled over several reports (eval/pooled.ts)', () => {
     expect(gap[0]).toMatchObject({ n: 16, meanEn: 0.5, meanEs: 0 });
   });
 
-  it('pools only the datasets asked for, and refuses a report that is not an A/B', () => {
+  it('pools only the datasets asked for, and refuses a report that is not an A/B or a question pooled twice', () => {
     expect(poolReports([report('one', 4, 'docs'), report('two', 4, 'code')], new Set(['docs']))).toHaveLength(16);
     expect(() => poolReports([{ ...report('one', 4), kind: 'run' } as unknown as Report])).toThrow(/not an A\/B report/);
+    // Two A/Bs of one instance over the same questions would count each twice.
+    expect(() => poolReports([report('one', 4), report('one', 2)])).toThrow(/question q0-en of one is in two of the reports/);
   });
 });
