@@ -55,6 +55,14 @@ const CORPORA = [
     dir: 'click-8.1.8',
     expect: ['docs/options.rst', 'CHANGES.rst'],
   },
+  {
+    // A fifth (config/instances/scrapy.yaml), added on 2026-12-03 (a later session), its questions written first.
+    requirement: 'scrapy==2.13.3',
+    file: 'scrapy-2.13.3.tar.gz',
+    sha256: 'bf17588c10e46a9d70c49a05380b749e3c7fba58204a367a5747ce6da2bd204d',
+    dir: 'scrapy-2.13.3',
+    expect: ['docs/topics/settings.rst', 'docs/news.rst'],
+  },
 ];
 
 function sha256(file: string): string {
