@@ -21,46 +21,44 @@ import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Corpora fetched with pip: a pinned sdist, verified by sha256, unpacked under corpus/. */
+/**
+ * Corpora fetched with pip: a pinned sdist (`<name>==<version>`, the file `<name>-<version>.tar.gz`),
+ * verified by sha256, unpacked under corpus/<name>-<version>.
+ */
 const CORPORA = [
   {
-    requirement: 'pytest==8.4.2',
-    file: 'pytest-8.4.2.tar.gz',
+    name: 'pytest',
+    version: '8.4.2',
     sha256: '86c0d0b93306b961d58d62a4db4879f27fe25513d4b969df351abdddb3c30e01',
-    dir: 'pytest-8.4.2',
     /** Must exist once unpacked (CORPUS.md: the gold paths live there). */
     expect: ['src/_pytest/skipping.py', 'doc/en/index.rst', 'testing/test_skipping.py'],
   },
   {
     // A second repository for the language evaluation (config/instances/black.yaml): Markdown docs.
-    requirement: 'black==24.10.0',
-    file: 'black-24.10.0.tar.gz',
+    name: 'black',
+    version: '24.10.0',
     sha256: '846ea64c97afe3bc677b761787993be4991810ecc7a4a937816dd6bddedc4875',
-    dir: 'black-24.10.0',
     expect: ['docs/usage_and_configuration/the_basics.md', 'README.md'],
   },
   {
     // A third, added after the defaults were chosen (config/instances/flask.yaml): reStructuredText docs.
-    requirement: 'flask==3.1.2',
-    file: 'flask-3.1.2.tar.gz',
+    name: 'flask',
+    version: '3.1.2',
     sha256: 'bf656c15c80190ed628ad08cdfd3aaa35beb087855e2f494910aa3774cc4fd87',
-    dir: 'flask-3.1.2',
     expect: ['docs/quickstart.rst', 'CHANGES.rst'],
   },
   {
     // A fourth (config/instances/click.yaml), added on 2026-12-03 after every default had been chosen.
-    requirement: 'click==8.1.8',
-    file: 'click-8.1.8.tar.gz',
+    name: 'click',
+    version: '8.1.8',
     sha256: 'ed53c9d8990d83c2a27deae68e4ee337473f6330c040a31d4225c9574d16096a',
-    dir: 'click-8.1.8',
     expect: ['docs/options.rst', 'CHANGES.rst'],
   },
   {
     // A fifth (config/instances/scrapy.yaml), added on 2026-12-03 (a later session), its questions written first.
-    requirement: 'scrapy==2.13.3',
-    file: 'scrapy-2.13.3.tar.gz',
+    name: 'scrapy',
+    version: '2.13.3',
     sha256: 'bf17588c10e46a9d70c49a05380b749e3c7fba58204a367a5747ce6da2bd204d',
-    dir: 'scrapy-2.13.3',
     expect: ['docs/topics/settings.rst', 'docs/news.rst'],
   },
 ];
@@ -69,7 +67,9 @@ function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-function fetchCorpus(c: (typeof CORPORA)[number]): void {
+function fetchCorpus(corpus: (typeof CORPORA)[number]): void {
+  const dir = `${corpus.name}-${corpus.version}`;
+  const c = { ...corpus, dir, file: `${dir}.tar.gz`, requirement: `${corpus.name}==${corpus.version}` };
   const target = path.join(root, 'corpus', c.dir);
   if (c.expect.every((p) => fs.existsSync(path.join(target, p)))) {
     console.log(`corpus ${c.dir}: present`);
