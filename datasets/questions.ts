@@ -45,6 +45,8 @@ export type EvalRecord = z.infer<typeof evalRecord>;
 
 export interface EvalQuestion extends EvalRecord {
   dataset: string;
+  /** What `reference` is: a verbatim `quote` of a gold file (cita's datasets) or a benchmark's `answer` (code-qa). */
+  referenceKind?: 'quote' | 'answer';
 }
 
 export type DatasetFormat = 'cita' | 'localization' | 'code-qa';
@@ -151,7 +153,7 @@ export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
     name: spec.name,
     path: spec.path,
     sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
-    questions: records.map((r) => ({ ...r, dataset: spec.name })),
+    questions: records.map((r) => ({ ...r, dataset: spec.name, ...(r.reference ? { referenceKind: spec.format === 'cita' ? ('quote' as const) : ('answer' as const) } : {}) })),
   };
 }
 

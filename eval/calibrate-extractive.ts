@@ -1,28 +1,47 @@
 /**
- * Calibrates the extractive generator's relevance threshold (`answer.generator.minRelevance`):
- * retrieves each question once through `ask()` (the same path as `cita ask`), scores the context's
- * sentences by meaning once, then answers with the very `extractiveAnswer` the generator runs at each
- * threshold of a grid, and prints the answered-vs-right curve per language: answered, answered right
- * (a cited block is a gold file) on answerable questions, and abstention on unanswerable ones.
+ * Calibrates the extractive generator's options (by default its relevance threshold,
+ * `answer.generator.minRelevance`): retrieves each question once through `ask()` (the same path as
+ * `cita ask`), scores the context's sentences by meaning once, then answers with the very
+ * `extractiveAnswer` the generator runs under each setting of the sweep, and prints per language:
+ * answered, answered right (a cited block is a gold file) and reference quoted (the answer holds the
+ * line of a gold page that says the answer: eval/metrics/referenceQuoted.ts) on answerable questions,
+ * abstention on unanswerable ones. Several instances are pooled (their questions side by side).
  *
- *   node --import tsx eval/calibrate-extractive.ts <instance> [--split dev] [--dataset name]… [--set k=v]…
+ *   node --import tsx eval/calibrate-extractive.ts <instance>… [--split dev] [--dataset name]… [--set k=v]…
+ *     [--sweep minRelevance=0.84,0.86] [--sweep maxSentences=3,4]…   (every combination of the sweeps)
  */
 import { parseArgs } from 'node:util';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { parseMarkers } from '../pipeline/answer/citations.ts';
-import { ExtractiveGenerator, extractiveAnswer } from '../pipeline/answer/generators/extractive.ts';
+import { ExtractiveGenerator, extractiveAnswer, isCodeQuestion, quoteCandidates, type ExtractiveOptions } from '../pipeline/answer/generators/extractive.ts';
 import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Context } from '../pipeline/answer/types.ts';
 import { findRoot } from '../pipeline/config/load.ts';
+import { referenceQuoted } from './metrics/referenceQuoted.ts';
 import { openTargets } from './target.ts';
 
-const GRID = [0.8, 0.82, 0.84, 0.85, 0.86, 0.87, 0.88, 0.89, 0.9, 0.92];
+const GRID = 'minRelevance=0.8,0.82,0.84,0.85,0.86,0.87,0.88,0.89,0.9,0.92';
 
 interface Row {
   q: EvalQuestion;
   context: Context;
   meaning: Awaited<ReturnType<ExtractiveGenerator['meaningFor']>>;
+}
+
+type Setting = Record<string, number | string>;
+
+/** Every combination of the sweeps (`key=v1,v2`); numbers where the value reads as one. */
+export function settingsOf(sweeps: readonly string[]): Setting[] {
+  let settings: Setting[] = [{}];
+  for (const sweep of sweeps) {
+    const at = sweep.indexOf('=');
+    if (at <= 0) throw new Error(`--sweep: expected key=v1,v2…, got ${JSON.stringify(sweep)}`);
+    const key = sweep.slice(0, at);
+    const values = sweep.slice(at + 1).split(',').filter((v) => v !== '').map((v) => (Number.isFinite(Number(v)) ? Number(v) : v));
+    settings = settings.flatMap((s) => values.map((v) => ({ ...s, [key]: v })));
+  }
+  return settings;
 }
 
 function parseArguments() {
@@ -32,67 +51,85 @@ function parseArguments() {
       split: { type: 'string' },
       dataset: { type: 'string', multiple: true, default: [] },
       set: { type: 'string', multiple: true, default: [] },
+      sweep: { type: 'string', multiple: true, default: [] },
     },
   });
-  const instance = positionals[0];
-  if (!instance) throw new Error('usage: calibrate-extractive.ts <instance> [--split dev|test] [--dataset name]… [--set k=v]…');
+  if (positionals.length === 0) throw new Error('usage: calibrate-extractive.ts <instance>… [--split dev|test] [--dataset name]… [--set k=v]… [--sweep key=v1,v2]…');
   if (values.split !== undefined && values.split !== 'dev' && values.split !== 'test') throw new Error(`--split: expected dev or test, got ${JSON.stringify(values.split)}`);
-  return { instance, split: values.split, datasets: values.dataset, sets: values.set };
+  return { instances: positionals, split: values.split, datasets: values.dataset, sets: values.set, sweeps: values.sweep.length ? values.sweep : [GRID] };
 }
 
 async function main(): Promise<void> {
   const args = parseArguments();
   const root = findRoot();
-  const { targets, close } = await openTargets([{ label: 'calibration', instance: args.instance, overlays: [], overrides: args.sets }], root, (m) => process.stderr.write(`${m}\n`));
-  try {
-    const t = targets[0]!;
-    const questions = loadDatasets(t.config.eval.datasets, root)
-      .filter((d) => args.datasets.length === 0 || args.datasets.includes(d.name))
-      .flatMap((d) => d.questions)
-      .filter((q) => !args.split || q.split === args.split);
-    // The configured options (`--set answer.generator.…` included); the threshold is swept below.
-    const options = extractiveOptions(t.config.answer.generator);
-    const generator = new ExtractiveGenerator(options, t.embedder);
-    const rows: Row[] = [];
-    for (const q of questions) {
-      const r = await ask({ config: t.config, store: t.store, embedder: t.embedder, generator, checkout: t.paths.checkout }, q.question, { retrieveOnly: true });
-      rows.push({ q, context: r.context, meaning: await generator.meaningFor(q.question, r.context) });
-      process.stderr.write(`\r${rows.length}/${questions.length}`);
-    }
-    process.stderr.write('\n');
-    console.log(`${args.instance}: ${rows.length} questions${args.split ? ` (split ${args.split})` : ''}`);
-    console.log('| minRelevance | lang | answered (answerable) | answered right | abstained (unanswerable) |');
-    console.log('|---:|---|---:|---:|---:|');
-    for (const threshold of GRID) {
-      for (const lang of ['en', 'es'] as const) {
-        const sel = rows.filter((r) => r.q.lang === lang);
-        let answerable = 0;
-        let answered = 0;
-        let right = 0;
-        let unanswerable = 0;
-        let abstained = 0;
-        for (const { q, context, meaning } of sel) {
-          const a = extractiveAnswer(q.question, context, { ...options, minRelevance: threshold }, meaning);
-          const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
-          if (q.gold.answerable === false) {
-            unanswerable++;
-            if (a.noAnswer) abstained++;
-          } else {
-            answerable++;
-            if (!a.noAnswer) answered++;
-            if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) right++;
-          }
-        }
-        const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(1)}% (${x}/${n})` : '–');
-        console.log(`| ${threshold} | ${lang} | ${pct(answered, answerable)} | ${pct(right, answerable)} | ${pct(abstained, unanswerable)} |`);
+  const rows: Row[] = [];
+  let options: ExtractiveOptions = {};
+  for (const instance of args.instances) {
+    const { targets, close } = await openTargets([{ label: 'calibration', instance, overlays: [], overrides: args.sets }], root, (m) => process.stderr.write(`${m}\n`));
+    try {
+      const t = targets[0]!;
+      const questions = loadDatasets(t.config.eval.datasets, root)
+        .filter((d) => args.datasets.length === 0 || args.datasets.includes(d.name))
+        .flatMap((d) => d.questions)
+        .filter((q) => !args.split || q.split === args.split);
+      // The configured options (`--set answer.generator.…` included); the sweeps are applied over them.
+      options = extractiveOptions(t.config.answer.generator);
+      const generator = new ExtractiveGenerator(options, t.embedder);
+      let done = 0;
+      for (const q of questions) {
+        const r = await ask({ config: t.config, store: t.store, embedder: t.embedder, generator, checkout: t.paths.checkout, translator: t.translator }, q.question, { retrieveOnly: true });
+        rows.push({ q, context: r.context, meaning: await generator.meaningFor(q.question, r.context) });
+        process.stderr.write(`\r${instance}: ${++done}/${questions.length}`);
       }
+      process.stderr.write('\n');
+    } finally {
+      await close();
     }
-  } finally {
-    await close();
+  }
+  console.log(`${args.instances.join(' + ')}: ${rows.length} questions${args.split ? ` (split ${args.split})` : ''}`);
+  // The ceiling of "reference quoted": the line is among the sentences the generator may quote.
+  for (const lang of ['en', 'es'] as const) {
+    const withReference = rows.filter((r) => r.q.lang === lang && r.q.gold.answerable !== false && r.q.reference);
+    const inContext = withReference.filter((r) => referenceQuoted(quoteCandidates(r.context, isCodeQuestion(r.q.question)).map((c) => c.quote).join(' \u0000 '), r.q.reference!)).length;
+    console.log(`${lang}: reference among the context's quotable sentences ${inContext}/${withReference.length}`);
+  }
+  console.log('| setting | lang | answered (answerable) | answered right | reference quoted | abstained (unanswerable) |');
+  console.log('|---|---|---:|---:|---:|---:|');
+  for (const setting of settingsOf(args.sweeps)) {
+    for (const lang of ['en', 'es'] as const) {
+      let answerable = 0;
+      let answered = 0;
+      let right = 0;
+      let referenced = 0;
+      let quoted = 0;
+      let unanswerable = 0;
+      let abstained = 0;
+      for (const { q, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
+        const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
+        const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
+        if (q.gold.answerable === false) {
+          unanswerable++;
+          if (a.noAnswer) abstained++;
+          continue;
+        }
+        answerable++;
+        if (!a.noAnswer) answered++;
+        if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) right++;
+        if (q.reference) {
+          referenced++;
+          if (!a.noAnswer) quoted += referenceQuoted(a.text, q.reference);
+        }
+      }
+      const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(1)}% (${x}/${n})` : '–');
+      const label = Object.entries(setting).map(([k, v]) => `${k}=${v}`).join(' ');
+      console.log(`| ${label} | ${lang} | ${pct(answered, answerable)} | ${pct(right, answerable)} | ${pct(quoted, referenced)} | ${pct(abstained, unanswerable)} |`);
+    }
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exit(1);
-});
+if (process.argv[1]?.endsWith('eval/calibrate-extractive.ts')) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  });
+}

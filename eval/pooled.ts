@@ -10,6 +10,8 @@
  *   node --import tsx eval/pooled.ts reports/test-ab-x.json reports/test-black-ab-x.json … \
  *     [--dataset pytest-docs --dataset black-docs …] [--metrics file.recall@5,file.acc@1,answer.right]
  *
+ * `before.json..after.json` in place of an A/B report pairs two runs of a change of code (`beforeAfter`).
+ *
  * A question's results are pooled as the reports hold them; nothing is re-run.
  */
 import fs from 'node:fs';
@@ -53,6 +55,16 @@ export function poolReports(reports: readonly Report[], datasets: ReadonlySet<st
   return pooled;
 }
 
+/**
+ * A before/after pair read as an A/B: the last run of each report (an eval's only run, an A/B's B side)
+ * as A and B. For a change of code rather than of a setting, which no `--set` can switch: the report
+ * the code before it made, beside the one the code after it made, on the same instance and questions.
+ */
+export function beforeAfter(before: Report, after: Report): Report {
+  if (before.meta.instance !== after.meta.instance) throw new Error(`before and after are different instances (${before.meta.instance}, ${after.meta.instance})`);
+  return { ...after, kind: 'ab', runs: [before.runs[before.runs.length - 1]!, after.runs[after.runs.length - 1]!] };
+}
+
 export interface PooledRow {
   metric: string;
   lang: 'all' | 'en' | 'es';
@@ -89,9 +101,13 @@ function main(): void {
     allowPositionals: true,
     options: { dataset: { type: 'string', multiple: true, default: [] }, metrics: { type: 'string', default: 'file.recall@5,file.acc@1,answer.right,answer.firstFile,answer.abstained' } },
   });
-  if (positionals.length === 0) throw new Error('usage: eval/pooled.ts <A/B report.json> … [--dataset name …] [--metrics m1,m2]');
+  if (positionals.length === 0) throw new Error('usage: eval/pooled.ts <A/B report.json | before.json..after.json> … [--dataset name …] [--metrics m1,m2]');
   const metrics = values.metrics!.split(',').filter(Boolean);
-  const reports = positionals.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')) as Report);
+  const read = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Report;
+  const reports = positionals.map((arg) => {
+    const [before, after] = arg.split('..');
+    return after === undefined ? read(arg) : beforeAfter(read(before!), read(after));
+  });
   const pooled = poolReports(reports, new Set(values.dataset));
   reports.forEach((r, i) => console.log(`${positionals[i]}: ${pooled.filter((q) => q.a.id.startsWith(`${r.meta.instance}:`)).length} questions (${r.meta.instance})`));
   const s = reports[0]!.meta.stats;
@@ -101,15 +117,15 @@ function main(): void {
   const pp = (x: number) => `${x >= 0 ? '+' : ''}${pct(x)}`;
   const rows = pooledComparison(pooled, metrics, stats);
   console.log(`\nA → B, pooled (${pooled.length} questions; paired permutation test, Holm over ${rows.length} rows, minimum effect ${stats.minEffect} pp)`);
-  console.log(`${'metric'.padEnd(22)}${'lang'.padEnd(5)}${'n'.padStart(5)}${'A'.padStart(8)}${'B'.padStart(8)}  ${'Δ B − A [95% CI]'.padEnd(26)}${'p'.padStart(7)}${'p Holm'.padStart(8)}  verdict`);
+  console.log(`${'metric'.padEnd(24)}${'lang'.padEnd(5)}${'n'.padStart(5)}${'A'.padStart(8)}${'B'.padStart(8)}  ${'Δ B − A [95% CI]'.padEnd(26)}${'p'.padStart(7)}${'p Holm'.padStart(8)}  verdict`);
   for (const r of rows) {
-    console.log(`${r.metric.padEnd(22)}${r.lang.padEnd(5)}${String(r.n).padStart(5)}${pct(r.a).padStart(8)}${pct(r.b).padStart(8)}  ${`${pp(r.diff)} [${pp(r.low)}, ${pp(r.high)}]`.padEnd(26)}${r.p.toFixed(3).padStart(7)}${r.pHolm.toFixed(3).padStart(8)}  ${r.verdict}`);
+    console.log(`${r.metric.padEnd(24)}${r.lang.padEnd(5)}${String(r.n).padStart(5)}${pct(r.a).padStart(8)}${pct(r.b).padStart(8)}  ${`${pp(r.diff)} [${pp(r.low)}, ${pp(r.high)}]`.padEnd(26)}${r.p.toFixed(3).padStart(7)}${r.pHolm.toFixed(3).padStart(8)}  ${r.verdict}`);
   }
   for (const run of ['a', 'b'] as const) {
     console.log(`\nSpanish − English in ${run.toUpperCase()}, on the pooled pairs (Holm over the rows)`);
     const gaps = languageGap(pooled.map((q) => ({ ...q[run], dataset: 'pooled' })), stats, metrics);
     for (const g of gaps) {
-      console.log(`${g.metric.padEnd(22)}n=${String(g.n).padStart(3)}  en ${pct(g.meanEn).padStart(5)}  es ${pct(g.meanEs).padStart(5)}  ${`${pp(g.diff)} [${pp(g.low)}, ${pp(g.high)}]`.padEnd(26)} p ${g.p.toFixed(3)}  p Holm ${g.pHolm.toFixed(3)}  ${g.verdict}`);
+      console.log(`${g.metric.padEnd(24)}n=${String(g.n).padStart(3)}  en ${pct(g.meanEn).padStart(5)}  es ${pct(g.meanEs).padStart(5)}  ${`${pp(g.diff)} [${pp(g.low)}, ${pp(g.high)}]`.padEnd(26)} p ${g.p.toFixed(3)}  p Holm ${g.pHolm.toFixed(3)}  ${g.verdict}`);
     }
   }
 }

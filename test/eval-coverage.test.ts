@@ -4,6 +4,7 @@ import { loadDataset } from '../datasets/questions.ts';
 import type { VerifiedAnswer } from '../pipeline/answer/types.ts';
 import type { Chunk, Embedder } from '../pipeline/types.ts';
 import { compareRuns } from '../eval/compare.ts';
+import { referenceQuoted } from '../eval/metrics/referenceQuoted.ts';
 import { referenceTermRecall, referenceTerms } from '../eval/metrics/referenceTerms.ts';
 import { memoizeQueries } from '../eval/queryMemo.ts';
 import { comparisonTable } from '../eval/report/format.ts';
@@ -92,6 +93,11 @@ describe('reference answers', () => {
     expect(qa.questions.every((q) => typeof q.reference === 'string' && q.reference.length > 0)).toBe(true);
     expect(qa.questions[0]!.reference).toMatch(/^The `runpytest_subprocess\(\)` method/);
     expect(qa.questions.some((q) => q.reference!.includes('</start_of_answer>'))).toBe(false);
+    // A benchmark's answer, not a line of the sources; cita's datasets quote their gold pages.
+    expect(qa.questions.every((q) => q.referenceKind === 'answer')).toBe(true);
+    const docs = loadDataset({ name: 'docs', path: 'datasets/click-docs.jsonl', format: 'cita' }, path.resolve(import.meta.dirname, '..'));
+    expect(docs.questions.filter((q) => q.reference).every((q) => q.referenceKind === 'quote')).toBe(true);
+    expect(docs.questions.filter((q) => !q.reference).every((q) => q.referenceKind === undefined)).toBe(true);
     // The Spanish question has the English record's answer as its reference.
     expect(qa.questions.find((q) => q.id === 'pytest-cqa-001-es')!.reference).toBe(qa.questions[0]!.reference);
   });
@@ -115,6 +121,30 @@ describe('reference answers', () => {
     expect(answerMetrics({ gold, reference }, answer('RunResult and ExitCode are not found', true))['answer.referenceTerms']).toBe(0);
     expect(answerMetrics({ gold }, answer('RunResult'))['answer.referenceTerms']).toBeNull();
     expect(answerMetrics({ gold: { ...gold, files: [], answerable: false }, reference }, answer('RunResult'))['answer.referenceTerms']).toBeNull();
+  });
+
+  it('finds the reference line quoted when the answer holds six of its words in a row (all of a shorter one), markup and case aside', () => {
+    const line = 'Then, you can stop the spider safely at any time (by pressing Ctrl-C or sending';
+    expect(referenceQuoted('- then you can STOP the ``spider`` safely, whatever [1]', line)).toBe(1);
+    // Five in a row, then another word: not the line.
+    expect(referenceQuoted('you can stop the spider quickly at any time', line)).toBe(0);
+    // Words of the line, not in its order.
+    expect(referenceQuoted('the spider can stop you at any time safely then', line)).toBe(0);
+    expect(referenceQuoted('Use `Session.run`. [2]', 'Session.run')).toBe(1);
+    expect(referenceQuoted('anything at all', '')).toBe(0);
+  });
+
+  it('scores answer.referenceQuoted only where the reference is a verbatim quote; an abstention scores 0', () => {
+    const gold = { files: ['doc/a.rst'], symbols: [], issues: [], source: 'docs' as const, answerable: true };
+    const answer = (text: string, noAnswer = false): VerifiedAnswer => ({ text, language: 'es', generator: 'x', ...(noAnswer ? { noAnswer: true } : {}), citations: [], invalid: [], unsupported: [] });
+    const reference = 'Register them in the markers ini option so pytest stops warning.';
+    const said = 'Según la documentación:\n\n- You can register them in the markers ini option so pytest stops warning. [1]';
+    expect(answerMetrics({ gold, reference, referenceKind: 'quote' }, answer(said))['answer.referenceQuoted']).toBe(1);
+    expect(answerMetrics({ gold, reference, referenceKind: 'quote' }, answer('- Markers are registered in the ini file. [1]'))['answer.referenceQuoted']).toBe(0);
+    expect(answerMetrics({ gold, reference, referenceKind: 'quote' }, answer(said, true))['answer.referenceQuoted']).toBe(0);
+    // A benchmark's answer is not a line of the sources: no score.
+    expect(answerMetrics({ gold, reference, referenceKind: 'answer' }, answer(said))['answer.referenceQuoted']).toBeNull();
+    expect(answerMetrics({ gold: { ...gold, files: [], answerable: false }, reference, referenceKind: 'quote' }, answer(said))['answer.referenceQuoted']).toBeNull();
   });
 });
 

@@ -8,6 +8,7 @@ import { buildContext } from '../pipeline/answer/context.ts';
 import type { Context, VerifiedAnswer } from '../pipeline/answer/types.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { aggregate, groupsOf } from '../eval/aggregate.ts';
+import { settingsOf } from '../eval/calibrate-extractive.ts';
 import { compareRuns } from '../eval/compare.ts';
 import { contextFingerprint } from '../eval/judge/fingerprint.ts';
 import { LlmJudge, parseVerdicts } from '../eval/judge/llm.ts';
@@ -198,12 +199,12 @@ describe('answer metrics', () => {
   });
   const gold = { files: ['doc/a.rst'], symbols: [], issues: [], source: 'docs' as const, answerable: true };
   it('is right when a verified citation is a gold page; abstaining is right only where the sources hold no answer', () => {
-    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'citations.invalid': 0 });
-    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'citations.invalid': 1 });
-    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'citations.invalid': null });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 1 });
+    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
     const none = { ...gold, files: [], answerable: false };
-    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': 1, 'answer.referenceTerms': null, 'citations.invalid': null });
-    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': 0, 'answer.referenceTerms': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': 1, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
+    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': 0, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
   });
   it('judges the first file the answer cites, skipping issue citations', () => {
     expect(answerMetrics({ gold }, answer(false, ['doc/a.rst', 'doc/b.rst']))['answer.firstFile']).toBe(1);
@@ -353,5 +354,18 @@ describe('nightly verdict', () => {
     const broken = ids.map((id) => result(id, 'en', { r: id === '2' ? null : 1 }));
     broken[1]!.error = 'boom';
     expect(nightlyReport(base, report(broken), 'b.json').verdict).toMatchObject({ status: 'fail', errors: ['2'], regressions: [] });
+  });
+});
+
+describe('the extractive calibration sweep (eval/calibrate-extractive.ts)', () => {
+  it('runs every combination of the sweeps, numbers as numbers', () => {
+    expect(settingsOf(['maxSentences=3,4', 'spread=pages,blocks'])).toEqual([
+      { maxSentences: 3, spread: 'pages' },
+      { maxSentences: 3, spread: 'blocks' },
+      { maxSentences: 4, spread: 'pages' },
+      { maxSentences: 4, spread: 'blocks' },
+    ]);
+    expect(settingsOf([])).toEqual([{}]);
+    expect(() => settingsOf(['maxSentences'])).toThrow(/expected key=v1,v2/);
   });
 });

@@ -353,6 +353,16 @@ describe('relevance by meaning', () => {
     expect(pages('pages')).toEqual(new Set([DOC, 'doc/en/how-to/usage.rst']));
   });
 
+  it('rankBonus: the top-ranked block’s quote wins a near-tie by that much, not a clear loss', () => {
+    // Block 1 (skipping.rst's functions) and block 2 (its intro): the intro's sentence is a little closer.
+    const scores = meaning({ 'The simplest way': 0.88, 'A **skip** means': 0.9 });
+    const first = (rankBonus?: number) => parseMarkers(extractiveAnswer(q, ctx, { maxSentences: 1, ...(rankBonus !== undefined ? { rankBonus } : {}) }, scores).text)[0];
+    expect(first(0)).toBe(2);
+    // Default 0.05: block 1 gains 0.05, block 2 of 2 half of it: 0.93 against 0.925.
+    expect(first()).toBe(1);
+    expect(first(0.02)).toBe(2);
+  });
+
   it('abstains when no sentence reaches the threshold, whatever words it shares', () => {
     const answer = extractiveAnswer('How do I skip a test function?', ctx, {}, meaning({}));
     expect(answer).toMatchObject({ noAnswer: true, text: 'No encuentro la respuesta en las fuentes indexadas.' });

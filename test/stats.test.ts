@@ -6,7 +6,7 @@ import { languageGap } from '../eval/languageGap.ts';
 import { primaryComparisons, verdictOf } from '../eval/compare.ts';
 import { exactCoverage, intervalsFor, simulatedCoverage } from '../eval/intervalCoverage.ts';
 import { nightlyReport } from '../eval/nightly.ts';
-import { pooledComparison, poolReports } from '../eval/pooled.ts';
+import { beforeAfter, pooledComparison, poolReports } from '../eval/pooled.ts';
 import { simulateNullNights } from '../eval/nullSimulation.ts';
 import type { MetricInfo, QuestionResult, Report } from '../eval/report/types.ts';
 import {
@@ -490,5 +490,13 @@ describe('an A/B pooled over several reports (eval/pooled.ts)', () => {
     expect(() => poolReports([{ ...report('one', 4), kind: 'run' } as unknown as Report])).toThrow(/not an A\/B report/);
     // Two A/Bs of one instance over the same questions would count each twice.
     expect(() => poolReports([report('one', 4), report('one', 2)])).toThrow(/question q0-en of one is in two of the reports/);
+  });
+
+  it('reads a change of code as an A/B: the last run of the report before it against the last run of the one after', () => {
+    const before = report('one', 0); // its B side: nothing right
+    const after = { ...report('one', 3), kind: 'run', runs: [report('one', 3).runs[1]!] } as unknown as Report; // an eval's only run
+    const en = pooledComparison(poolReports([beforeAfter(before, after)]), ['file.acc@1'], stats).find((r) => r.lang === 'en')!;
+    expect(en).toMatchObject({ n: 8, a: 0, b: 3 / 8 });
+    expect(() => beforeAfter(before, report('two', 3))).toThrow(/different instances/);
   });
 });

@@ -1,5 +1,6 @@
 import type { EvalQuestion } from '../../datasets/questions.ts';
 import type { VerifiedAnswer } from '../../pipeline/answer/types.ts';
+import { referenceQuoted } from '../metrics/referenceQuoted.ts';
 import { referenceTermRecall } from '../metrics/referenceTerms.ts';
 import type { MetricValues } from '../report/types.ts';
 
@@ -11,12 +12,15 @@ import type { MetricValues } from '../report/types.ts';
  * `answer.referenceTerms`: where the question has a reference answer, the share of its key identifiers
  * the answer names (see metrics/referenceTerms.ts for what that can and cannot tell); an abstention
  * on an answerable question names none, so it scores 0 rather than dropping out.
+ * `answer.referenceQuoted`: where the reference is a verbatim line of a gold page (cita's datasets),
+ * whether the answer quotes it (metrics/referenceQuoted.ts): the passage, where `answer.right` asks
+ * only for the page; an abstention scores 0.
  * `answer.firstFile`: the first file the answer cites (citations in order of first use, issues
  * skipped) is a gold file — what a reader opens first, and what a "where" answer is judged by (#15:
  * as often as the best single collection's search puts a gold file first); an abstention scores 0.
  */
-export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference'>, answer: VerifiedAnswer | undefined): MetricValues {
-  if (!answer) return { 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'citations.invalid': null };
+export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference' | 'referenceKind'>, answer: VerifiedAnswer | undefined): MetricValues {
+  if (!answer) return { 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null };
   const answered = !answer.noAnswer;
   const files = new Set(q.gold.files);
   const issues = new Set(q.gold.issues);
@@ -26,11 +30,13 @@ export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference'>, answe
   const answerable = q.gold.answerable !== false;
   const firstFile = answer.citations.find((c) => c.issue === undefined)?.path;
   const reference = answerable && q.reference ? referenceTermRecall(answered ? answer.text : '', q.reference) : null;
+  const quoted = answerable && q.reference && q.referenceKind === 'quote' ? (answered ? referenceQuoted(answer.text, q.reference) : 0) : null;
   return {
     'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,
     'answer.firstFile': answerable && files.size > 0 ? (answered && firstFile !== undefined && files.has(firstFile) ? 1 : 0) : null,
     'answer.abstained': answerable ? null : answered ? 0 : 1,
     'answer.referenceTerms': reference,
+    'answer.referenceQuoted': quoted,
     'citations.invalid': answered ? (answer.invalid.length > 0 ? 1 : 0) : null,
   };
 }

@@ -50,6 +50,8 @@ export interface ExtractiveOptions {
    * rest by score; `blocks`: the best quote, then the best of another block (up to `minBlocks`), then the rest.
    */
   spread?: 'blocks' | 'pages';
+  /** Added to the score of a quote of the top-ranked block, less further down (1/n of it in the last of n blocks): ranking breaks near-ties. */
+  rankBonus?: number;
   /** Most files a "where" answer lists. */
   whereFiles?: number;
   /**
@@ -76,6 +78,8 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // 73.1%, en +4.2, es +3.2 pp; p = 0.063 before correction; Black unchanged): the best sentence of
   // another page often beats a second one of the page already quoted at holding the answer.
   spread: 'pages',
+  // 0, 0.1, 0.2 or 0.4 answered no more questions right over five repositories' dev halves (eval/calibrate-extractive.ts).
+  rankBonus: 0.05,
   whereFiles: 3,
   // abstain-unquoted: over the dev and held-out halves of four repositories' docs questions it abstained on
   // 3 + 2 more of 22 + 18 unanswerable questions and on none of the 148 + 148 answerable ones, nor on
@@ -89,8 +93,6 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
 export type Meaning = (candidate: QuoteCandidate) => number | undefined;
 
-/** At most this much is added for the top-ranked block, less further down: ranking breaks near-ties only. */
-const RANK_BONUS = 0.05;
 /** A quote needs this many words to say something (`Note:` does not). */
 const MIN_WORDS = 3;
 
@@ -319,7 +321,7 @@ interface Scored extends QuoteCandidate {
  * as a rare word it would veto every sentence. By meaning, relevance is the cosine plus a little
  * coverage.
  */
-function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[], blocks: number, meaning: Meaning | undefined, lexicalWeight: number): Scored[] {
+function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[], blocks: number, meaning: Meaning | undefined, lexicalWeight: number, rankBonus: number): Scored[] {
   const df = new Map<string, number>();
   for (const c of candidates) for (const t of questionTerms) if (c.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
   const idf = (n: number) => Math.log(1 + (candidates.length + 1) / (n + 0.5));
@@ -333,7 +335,7 @@ function scoreCandidates(questionTerms: Set<string>, candidates: QuoteCandidate[
     const coverage = total > 0 ? hit / total : 0;
     const cosine = meaning?.(c);
     const relevance = meaning ? (cosine === undefined ? undefined : cosine + lexicalWeight * coverage) : coverage;
-    return { ...c, coverage, relevance, score: (relevance ?? -1) + (RANK_BONUS * (blocks - c.marker + 1)) / blocks };
+    return { ...c, coverage, relevance, score: (relevance ?? -1) + (rankBonus * (blocks - c.marker + 1)) / blocks };
   });
 }
 
@@ -518,7 +520,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
     const unknown = unknownNames(question, context.blocks);
     if (unknown.length) return { ...base, text: NOT_MENTIONED[language](unknown.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
-  const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight);
+  const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight, opts.rankBonus);
   const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined);
   const chosen = selectQuotes(pool, opts, (m) => context.blocks[m - 1]!.citation.path);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
