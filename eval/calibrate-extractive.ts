@@ -87,11 +87,27 @@ async function main(): Promise<void> {
     }
   }
   console.log(`${args.instances.join(' + ')}: ${rows.length} questions${args.split ? ` (split ${args.split})` : ''}`);
-  // The ceiling of "reference quoted": the line is among the sentences the generator may quote.
+  // The ceiling of "reference quoted": the line is among the sentences the generator may quote; and
+  // where it is, how the model ranks it among them (by cosine with the question).
   for (const lang of ['en', 'es'] as const) {
     const withReference = rows.filter((r) => r.q.lang === lang && r.q.gold.answerable !== false && r.q.reference);
-    const inContext = withReference.filter((r) => referenceQuoted(quoteCandidates(r.context, isCodeQuestion(r.q.question)).map((c) => c.quote).join(' \u0000 '), r.q.reference!)).length;
-    console.log(`${lang}: reference among the context's quotable sentences ${inContext}/${withReference.length}`);
+    const ranks: number[] = [];
+    const gaps: number[] = [];
+    for (const r of withReference) {
+      const scored = quoteCandidates(r.context, isCodeQuestion(r.q.question))
+        .map((c) => ({ quote: c.quote, cosine: r.meaning(c) ?? -Infinity }))
+        .sort((a, b) => b.cosine - a.cosine);
+      const at = scored.findIndex((c) => referenceQuoted(c.quote, r.q.reference!) === 1);
+      if (at < 0) continue;
+      ranks.push(at + 1);
+      gaps.push(scored[0]!.cosine - scored[at]!.cosine);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+    console.log(
+      `${lang}: the reference line is one of the context's quotable sentences for ${ranks.length}/${withReference.length};` +
+        ` of those, it is the closest to the question for ${ranks.filter((k) => k === 1).length}, among the 4 closest for ${ranks.filter((k) => k <= 4).length}` +
+        ` (median cosine below the closest: ${median(gaps).toFixed(3)})`,
+    );
   }
   console.log('| setting | lang | answered (answerable) | answered right | reference quoted | abstained (unanswerable) |');
   console.log('|---|---|---:|---:|---:|---:|');
