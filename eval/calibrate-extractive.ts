@@ -113,32 +113,26 @@ async function main(): Promise<void> {
   console.log('|---|---|---:|---:|---:|---:|');
   for (const setting of settingsOf(args.sweeps)) {
     for (const lang of ['en', 'es'] as const) {
-      let answerable = 0;
-      let answered = 0;
-      let right = 0;
-      let referenced = 0;
-      let quoted = 0;
-      let unanswerable = 0;
-      let abstained = 0;
+      const n = { answerable: 0, answered: 0, right: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0 };
       for (const { q, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
         const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
         const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
         if (q.gold.answerable === false) {
-          unanswerable++;
-          if (a.noAnswer) abstained++;
+          n.unanswerable++;
+          if (a.noAnswer) n.abstained++;
           continue;
         }
-        answerable++;
-        if (!a.noAnswer) answered++;
-        if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) right++;
+        n.answerable++;
+        if (!a.noAnswer) n.answered++;
+        if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) n.right++;
         if (q.reference) {
-          referenced++;
-          if (!a.noAnswer) quoted += referenceQuoted(a.text, q.reference);
+          n.referenced++;
+          if (!a.noAnswer) n.quoted += referenceQuoted(a.text, q.reference);
         }
       }
-      const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(1)}% (${x}/${n})` : '–');
+      const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}% (${x}/${of})` : '–');
       const label = Object.entries(setting).map(([k, v]) => `${k}=${v}`).join(' ');
-      console.log(`| ${label} | ${lang} | ${pct(answered, answerable)} | ${pct(right, answerable)} | ${pct(quoted, referenced)} | ${pct(abstained, unanswerable)} |`);
+      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${pct(n.abstained, n.unanswerable)} |`);
     }
   }
 }
