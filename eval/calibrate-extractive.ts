@@ -25,6 +25,8 @@ const GRID = 'minRelevance=0.8,0.82,0.84,0.85,0.86,0.87,0.88,0.89,0.9,0.92';
 
 interface Row {
   q: EvalQuestion;
+  /** Its instance's configured options (`--set answer.generator.…` included); the sweeps are applied over them. */
+  options: ExtractiveOptions;
   context: Context;
   meaning: Awaited<ReturnType<ExtractiveGenerator['meaningFor']>>;
 }
@@ -63,7 +65,6 @@ async function main(): Promise<void> {
   const args = parseArguments();
   const root = findRoot();
   const rows: Row[] = [];
-  let options: ExtractiveOptions = {};
   for (const instance of args.instances) {
     const { targets, close } = await openTargets([{ label: 'calibration', instance, overlays: [], overrides: args.sets }], root, (m) => process.stderr.write(`${m}\n`));
     try {
@@ -72,13 +73,12 @@ async function main(): Promise<void> {
         .filter((d) => args.datasets.length === 0 || args.datasets.includes(d.name))
         .flatMap((d) => d.questions)
         .filter((q) => !args.split || q.split === args.split);
-      // The configured options (`--set answer.generator.…` included); the sweeps are applied over them.
-      options = extractiveOptions(t.config.answer.generator);
+      const options = extractiveOptions(t.config.answer.generator);
       const generator = new ExtractiveGenerator(options, t.embedder);
       let done = 0;
       for (const q of questions) {
         const r = await ask({ config: t.config, store: t.store, embedder: t.embedder, generator, checkout: t.paths.checkout, translator: t.translator }, q.question, { retrieveOnly: true });
-        rows.push({ q, context: r.context, meaning: await generator.meaningFor(q.question, r.context) });
+        rows.push({ q, options, context: r.context, meaning: await generator.meaningFor(q.question, r.context) });
         process.stderr.write(`\r${instance}: ${++done}/${questions.length}`);
       }
       process.stderr.write('\n');
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   for (const setting of settingsOf(args.sweeps)) {
     for (const lang of ['en', 'es'] as const) {
       const n = { answerable: 0, answered: 0, right: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0 };
-      for (const { q, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
+      for (const { q, options, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
         const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
         const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
         if (q.gold.answerable === false) {
