@@ -116,6 +116,9 @@ function main(): void {
   const pct = (x: number) => (100 * x).toFixed(1);
   const pp = (x: number) => `${x >= 0 ? '+' : ''}${pct(x)}`;
   const rows = pooledComparison(pooled, metrics, stats);
+  // A metric an older report did not record has no pair to compare: say so rather than drop it silently.
+  const missing = metrics.filter((m) => !rows.some((r) => r.metric === m));
+  if (missing.length) console.log(`\nno question has a value under both A and B for: ${missing.join(', ')} (a report made before the metric existed?)`);
   console.log(`\nA → B, pooled (${pooled.length} questions; paired permutation test, Holm over ${rows.length} rows, minimum effect ${stats.minEffect} pp)`);
   console.log(`${'metric'.padEnd(24)}${'lang'.padEnd(5)}${'n'.padStart(5)}${'A'.padStart(8)}${'B'.padStart(8)}  ${'Δ B − A [95% CI]'.padEnd(26)}${'p'.padStart(7)}${'p Holm'.padStart(8)}  verdict`);
   for (const r of rows) {
