@@ -19,6 +19,7 @@ import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Context } from '../pipeline/answer/types.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { referenceQuoted } from './metrics/referenceQuoted.ts';
+import { median } from './stats/median.ts';
 import { openTargets } from './target.ts';
 
 const GRID = 'minRelevance=0.8,0.82,0.84,0.85,0.86,0.87,0.88,0.89,0.9,0.92';
@@ -102,7 +103,6 @@ async function main(): Promise<void> {
       ranks.push(at + 1);
       gaps.push(scored[0]!.cosine - scored[at]!.cosine);
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
     console.log(
       `${lang}: the reference line is one of the context's quotable sentences for ${ranks.length}/${withReference.length};` +
         ` of those, it is the closest to the question for ${ranks.filter((k) => k === 1).length}, among the 4 closest for ${ranks.filter((k) => k <= 4).length}` +
