@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
-import { answerShape, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { answerShape, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, unknownNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
 import { createGenerator } from '../pipeline/answer/generators/index.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
@@ -430,5 +430,35 @@ describe('relevance terms', () => {
     ['¿Cómo omito una prueba?', false],
   ])('isCodeQuestion(%j) = %s', (q, code) => {
     expect(isCodeQuestion(q)).toBe(code);
+  });
+});
+
+describe('names of a translated question', () => {
+  const constitution = docChunk(['Government'], 10, ['The Constitution of Victoria can be amended by the Parliament of Victoria.']);
+  const parliament = docChunk(['Government', 'Parliament'], 20, ['The Parliament of Victoria has two houses.']);
+  // Two docs blocks: the check is for docs-led contexts.
+  const translatedContext = (question: string, translation?: string) =>
+    buildContext(question, 'es', [constitution, parliament].map((chunk) => ({ chunk, scores: { collection: 'docs' as const, fused: 1, bm25: null, dense: null, via: 'search' as const } })), { chunks: 5, chars: 2400 }, translation, 'en');
+  const q = '¿Qué dice la Constitución de Victoria sobre Notepad++?';
+  const ctx = (translation?: string) => translatedContext(q, translation);
+
+  it('counts only the names the translator left as written: a word it translated is not a name the sources must spell', () => {
+    expect(unknownNames(q, ctx().blocks)).toEqual(['Constitución', 'Notepad++']);
+    expect(unknownNames(q, ctx().blocks, 'What says the Constitution of Victoria on Notepad++?')).toEqual(['Notepad++']);
+  });
+
+  it('needs the name as a whole word of the translation, not inside another', () => {
+    const question = '¿Dónde vive la gente del Sur?';
+    const blocks = ctx().blocks;
+    expect(unknownNames(question, blocks)).toEqual(['Sur']);
+    expect(unknownNames(question, blocks, 'Where lives the people of the south? Surely.')).toEqual([]);
+    expect(unknownNames(question, blocks, 'Where lives the people of the Sur?')).toEqual(['Sur']);
+  });
+
+  it('answers a Spanish question whose capitalised Spanish words the translation renders, and still abstains on a kept name', () => {
+    const asked = '¿Quién puede enmendar la Constitución de Victoria?';
+    expect(extractiveAnswer(asked, translatedContext(asked), {}, () => 0.95)).toMatchObject({ noAnswer: true });
+    expect(extractiveAnswer(asked, translatedContext(asked, 'Who can amend the Constitution of Victoria?'), {}, () => 0.95).noAnswer).toBeUndefined();
+    expect(extractiveAnswer(q, ctx('What says the Constitution of Victoria on Notepad++?'), {}, () => 0.95)).toMatchObject({ noAnswer: true });
   });
 });
