@@ -178,20 +178,29 @@ async function main(): Promise<void> {
       console.log(`${name(s)}: Spanish − English on the paired questions (paired permutation test, Holm over the ${METRICS.length} rows)`);
       const rows = METRICS.map((m) => ({ m, c: comparePaired(questions.map((q) => [get(i, 'en', q.id, m), get(i, 'es', q.id, m)] as const), { ...stats, seed: `${stats.seed}:${i}:${m}` })! }));
       const holm = holmAdjust(rows.map((r) => r.c.p));
-      console.log(`${'metric'.padEnd(30)}${'en'.padStart(7)}${'es'.padStart(7)}  ${'Δ es − en [95% CI]'.padEnd(26)}${'p Holm'.padStart(8)}`);
-      rows.forEach((r, k) => console.log(`${LABEL[r.m].padEnd(30)}${pct(r.c.meanA).padStart(7)}${pct(r.c.meanB).padStart(7)}  ${`${pp(r.c.diff)} [${pp(r.c.low)}, ${pp(r.c.high)}]`.padEnd(26)}${holm[k]!.toFixed(3).padStart(8)}`));
+      console.log(`${'metric'.padEnd(30)}${'en'.padStart(13)}${'es'.padStart(13)}  ${'Δ es − en [95% CI]'.padEnd(26)}${'p Holm'.padStart(8)}`);
+      const share = (x: number) => `${pct(x)} (${Math.round(x * questions.length)})`;
+      rows.forEach((r, k) => console.log(`${LABEL[r.m].padEnd(30)}${share(r.c.meanA).padStart(13)}${share(r.c.meanB).padStart(13)}  ${`${pp(r.c.diff)} [${pp(r.c.low)}, ${pp(r.c.high)}]`.padEnd(26)}${holm[k]!.toFixed(3).padStart(8)}`));
       console.log('');
     }
     if (settings.length > 1) {
       console.log(`each setting against ${name(settings[0]!)}, per language (paired permutation test, Holm over the table)`);
       const rows = settings.slice(1).flatMap((s, j) =>
         (['en', 'es'] as const).flatMap((lang) =>
-          METRICS.filter((m) => m !== 'inContext').map((m) => ({ s, lang, m, c: comparePaired(questions.map((q) => [get(0, lang, q.id, m), get(j + 1, lang, q.id, m)] as const), { ...stats, seed: `${stats.seed}:${j + 1}:${lang}:${m}` })! })),
+          METRICS.filter((m) => m !== 'inContext').map((m) => {
+            const pairs = questions.map((q) => [get(0, lang, q.id, m), get(j + 1, lang, q.id, m)] as const);
+            // The paired test's discordant pairs: questions B gets and A does not, and the other way.
+            const wins = pairs.filter(([a, b]) => b > a).length;
+            const losses = pairs.filter(([a, b]) => a > b).length;
+            return { s, lang, m, wins, losses, c: comparePaired(pairs, { ...stats, seed: `${stats.seed}:${j + 1}:${lang}:${m}` })! };
+          }),
         ),
       );
       const holm = holmAdjust(rows.map((r) => r.c.p));
-      console.log(`${'setting'.padEnd(28)}${'lang'.padEnd(5)}${'metric'.padEnd(30)}${'A'.padStart(7)}${'B'.padStart(7)}  ${'Δ B − A [95% CI]'.padEnd(26)}${'p Holm'.padStart(8)}`);
-      rows.forEach((r, k) => console.log(`${name(r.s).padEnd(28)}${r.lang.padEnd(5)}${LABEL[r.m].padEnd(30)}${pct(r.c.meanA).padStart(7)}${pct(r.c.meanB).padStart(7)}  ${`${pp(r.c.diff)} [${pp(r.c.low)}, ${pp(r.c.high)}]`.padEnd(26)}${holm[k]!.toFixed(3).padStart(8)}`));
+      console.log(`${'setting'.padEnd(28)}${'lang'.padEnd(5)}${'metric'.padEnd(30)}${'A'.padStart(7)}${'B'.padStart(7)}  ${'Δ B − A [95% CI]'.padEnd(26)}${'+ / −'.padStart(11)}${'p Holm'.padStart(8)}`);
+      rows.forEach((r, k) =>
+        console.log(`${name(r.s).padEnd(28)}${r.lang.padEnd(5)}${LABEL[r.m].padEnd(30)}${pct(r.c.meanA).padStart(7)}${pct(r.c.meanB).padStart(7)}  ${`${pp(r.c.diff)} [${pp(r.c.low)}, ${pp(r.c.high)}]`.padEnd(26)}${`${r.wins} / ${r.losses}`.padStart(11)}${holm[k]!.toFixed(3).padStart(8)}`),
+      );
     }
   } finally {
     await close();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
 import { answerShape, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, unknownNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
-import { createGenerator } from '../pipeline/answer/generators/index.ts';
+import { createGenerator, extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
@@ -363,6 +363,16 @@ describe('relevance by meaning', () => {
     expect(first(0.02)).toBe(2);
   });
 
+  it('crossLingualDiscount lowers the threshold for a question in another language than the sources, and only for it', () => {
+    const scores = meaning({ 'The simplest way': 0.845 });
+    const cosineOnly = { lexicalWeight: 0 };
+    expect(extractiveAnswer(q, ctx, cosineOnly, scores).noAnswer).toBe(true);
+    expect(extractiveAnswer(q, ctx, { ...cosineOnly, crossLingualDiscount: 0.02 }, scores).noAnswer).toBeUndefined();
+    expect(extractiveAnswer(q, ctx, { ...cosineOnly, crossLingualDiscount: 0.01 }, scores).noAnswer).toBe(true);
+    const en = 'How do I skip a test function?';
+    expect(extractiveAnswer(en, context(en, 'en', skipFunctions, intro), { ...cosineOnly, crossLingualDiscount: 0.02 }, scores).noAnswer).toBe(true);
+  });
+
   it('abstains when no sentence reaches the threshold, whatever words it shares', () => {
     const answer = extractiveAnswer('How do I skip a test function?', ctx, {}, meaning({}));
     expect(answer).toMatchObject({ noAnswer: true, text: 'No encuentro la respuesta en las fuentes indexadas.' });
@@ -379,6 +389,13 @@ describe('extractive settings from config', () => {
     const g = await createGenerator({ ...configSchema.shape.answer.shape.generator.parse({ kind: 'extractive' }), minRelevance: 0, margin: 2, ...settings }, { modelsDir: '', log: () => {}, embedder: new HashingEmbedder() });
     return new Set(parseMarkers((await g.generate(q, ctx)).text));
   };
+
+  it('answer.generator.crossLingualDiscount is read from config and bounded', () => {
+    const generator = configSchema.shape.answer.shape.generator;
+    expect(extractiveOptions(generator.parse({ kind: 'extractive', crossLingualDiscount: 0.02 }))).toMatchObject({ crossLingualDiscount: 0.02 });
+    expect(extractiveOptions(generator.parse({ kind: 'extractive' }))).not.toHaveProperty('crossLingualDiscount');
+    expect(generator.safeParse({ kind: 'extractive', crossLingualDiscount: -0.1 }).success).toBe(false);
+  });
 
   it('answer.generator.semanticBlocks bounds the blocks whose sentences are scored', async () => {
     expect(await generate({})).toEqual(new Set([1, 2]));

@@ -315,6 +315,8 @@ export const configSchema = z
             relevance: z.enum(['meaning', 'lexical']).default('meaning'),
             /** extractive, by meaning: least relevance a quote needs (calibrated on the dev sets; see README). */
             minRelevance: z.number().min(0).max(2).optional(),
+            /** extractive, by meaning: for a question in another language than the sources, `minRelevance` less this much (default 0). */
+            crossLingualDiscount: z.number().min(0).max(1).optional(),
             /**
              * extractive: `abstain` when the question names something (`Hypothesis`, `GitLab`) that no passage
              * found mentions; `abstain-unquoted` (the default), also when none of the passages its quotes come from

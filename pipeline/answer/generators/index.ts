@@ -16,6 +16,7 @@ export interface GeneratorDeps {
 export function extractiveOptions(config: CitaConfig['answer']['generator']): ExtractiveOptions {
   return {
     ...(config.minRelevance !== undefined ? { minRelevance: config.minRelevance } : {}),
+    ...(config.crossLingualDiscount !== undefined ? { crossLingualDiscount: config.crossLingualDiscount } : {}),
     ...(config.unknownNames !== undefined ? { unknownNames: config.unknownNames } : {}),
     ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
     ...(config.margin !== undefined ? { margin: config.margin } : {}),
