@@ -72,6 +72,8 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   minBlocks: 2,
   minCoverage: 0.34,
   minRelevance: 0.86,
+  // 0.02 (the median gap between a Spanish question's best sentence and its English twin's) answered 5 points more
+  // of XQuAD's Spanish questions right, and abstained on 2 fewer of 11 held-out unanswerable Spanish docs questions.
   crossLingualDiscount: 0,
   lexicalWeight: 0.1,
   // 12 / 0.08 answered more questions right held out than 6 / 0.04 (64.4 → 71.1% on pytest's test
