@@ -47,6 +47,19 @@ export function settingsOf(sweeps: readonly string[]): Setting[] {
   return settings;
 }
 
+/**
+ * Options that change how the sentences are scored (`ExtractiveGenerator.meaningFor` reads them): the
+ * replay scores each question's sentences once, with the instance's options, so under a swept value
+ * of one of these the rows would not score what it changes. They are compared with `--set`, one run per value.
+ */
+const SCORED_ONCE = ['meaningQuery', 'semanticBlocks', 'maxChars'];
+
+/** Throws for a sweep the replay cannot honour (see SCORED_ONCE). */
+export function checkReplayable(settings: readonly Setting[]): void {
+  const keys = SCORED_ONCE.filter((k) => settings.some((s) => k in s));
+  if (keys.length) throw new Error(`--sweep ${keys.join(', ')}: the replay scores the sentences once, with the instance's options; compare with --set, one run per value`);
+}
+
 function parseArguments() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -64,6 +77,9 @@ function parseArguments() {
 
 async function main(): Promise<void> {
   const args = parseArguments();
+  // Before the questions are retrieved (minutes), not after.
+  const settings = settingsOf(args.sweeps);
+  checkReplayable(settings);
   const root = findRoot();
   const rows: Row[] = [];
   for (const instance of args.instances) {
@@ -111,7 +127,7 @@ async function main(): Promise<void> {
   }
   console.log('| setting | lang | answered (answerable) | answered right | reference quoted | abstained (unanswerable) |');
   console.log('|---|---|---:|---:|---:|---:|');
-  for (const setting of settingsOf(args.sweeps)) {
+  for (const setting of settings) {
     for (const lang of ['en', 'es'] as const) {
       const n = { answerable: 0, answered: 0, right: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0 };
       for (const { q, options, context, meaning } of rows.filter((r) => r.q.lang === lang)) {

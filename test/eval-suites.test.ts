@@ -8,7 +8,7 @@ import { buildContext } from '../pipeline/answer/context.ts';
 import type { Context, VerifiedAnswer } from '../pipeline/answer/types.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { aggregate, groupsOf } from '../eval/aggregate.ts';
-import { settingsOf } from '../eval/calibrate-extractive.ts';
+import { checkReplayable, settingsOf } from '../eval/calibrate-extractive.ts';
 import { compareRuns } from '../eval/compare.ts';
 import { contextFingerprint } from '../eval/judge/fingerprint.ts';
 import { LlmJudge, parseVerdicts } from '../eval/judge/llm.ts';
@@ -367,5 +367,11 @@ describe('the extractive calibration sweep (eval/calibrate-extractive.ts)', () =
     ]);
     expect(settingsOf([])).toEqual([{}]);
     expect(() => settingsOf(['maxSentences'])).toThrow(/expected key=v1,v2/);
+  });
+
+  it('refuses to sweep an option that changes how sentences are scored: the replay scores them once', () => {
+    expect(() => checkReplayable(settingsOf(['meaningQuery=both,translation']))).toThrow(/--sweep meaningQuery: .* --set/);
+    expect(() => checkReplayable(settingsOf(['maxSentences=3,4', 'semanticBlocks=6,12']))).toThrow(/semanticBlocks/);
+    expect(() => checkReplayable(settingsOf(['minRelevance=0.84,0.86', 'crossLingualDiscount=0,0.02']))).not.toThrow();
   });
 });
