@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseMarkers } from '../pipeline/answer/citations.ts';
-import { buildContext } from '../pipeline/answer/context.ts';
+import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
 import { ExtractiveGenerator, type ExtractiveOptions } from '../pipeline/answer/generators/extractive.ts';
 import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Language } from '../pipeline/answer/types.ts';
@@ -86,7 +86,7 @@ export function paragraphChunk(p: XquadSet['paragraphs'][number]): Chunk {
   return { id: chunkId('docs', citation, text), collection: 'docs', text, title, citation, tokens: 0 };
 }
 
-const fold = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+const fold = (s: string) => normaliseText(s).toLowerCase();
 
 /** 1 when the answer's text holds one of the gold spans (case and spacing aside), else 0. Pure. */
 export function spanQuoted(answer: string, spans: readonly string[]): number {

@@ -643,7 +643,10 @@ export function mentionedNames(question: string): string[] {
 export function unknownNames(question: string, blocks: readonly ContextBlock[], translation?: string): string[] {
   const haystack = foldWord(blocks.map((b) => b.text).join('\n'));
   const translated = translation === undefined ? undefined : foldWord(translation);
-  return mentionedNames(question).filter((n) => (translated === undefined || holdsWord(translated, foldWord(n))) && !haystack.includes(foldWord(n)));
+  return mentionedNames(question).filter((n) => {
+    const name = foldWord(n);
+    return (translated === undefined || holdsWord(translated, name)) && !haystack.includes(name);
+  });
 }
 
 /** Whether `word` stands in `text` as a whole word: no letter or digit just before or after it. */
