@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadDataset, type EvalQuestion } from '../datasets/questions.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
-import { searchPlan, translateQuestion, type QueryPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { searchPlan, translateQuestion, withoutModelTranslation, type QueryPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import { meanVector } from '../pipeline/vectors.ts';
@@ -32,11 +32,14 @@ export function answerableQuestions(file: string | undefined, split: string | un
 /**
  * A question's translation into the corpus language (undefined when it is asked in that language, or
  * the translator failed) and its search plan, as `cita search` makes them: with the senses the docs
- * prefer beside the translation when `retrieval.crossLingual.bm25` is `disambiguated`.
+ * prefer beside the translation when `retrieval.crossLingual.bm25` is `disambiguated`, but without the
+ * language model's translation (`retrieval.crossLingual.model`): these research tools compare the
+ * question's and Apertium's vectors (planVector); `cita eval` measures the model's.
  */
 export async function questionPlan(config: Pick<CitaConfig, 'languages' | 'retrieval'>, q: EvalQuestion, store: Store): Promise<{ translation?: string; plan: QueryPlan }> {
-  const t = q.lang === config.languages.corpus ? undefined : await translateQuestion(config, q.question, q.lang, undefined, store);
-  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t?.text, config.retrieval.crossLingual, t?.alternatives, t?.phrases).question };
+  const plain = withoutModelTranslation(config);
+  const t = q.lang === config.languages.corpus ? undefined : await translateQuestion(plain, q.question, q.lang, undefined, store);
+  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t?.text, plain.retrieval.crossLingual, t?.alternatives, t?.phrases).question };
 }
 
 /**

@@ -29,7 +29,7 @@ import type { Language } from '../pipeline/answer/types.ts';
 import { docChunkText, docHeader } from '../pipeline/chunking/docChunker.ts';
 import { chunkId } from '../pipeline/chunking/ids.ts';
 import { findRoot } from '../pipeline/config/load.ts';
-import { translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { translateQuestion, withoutModelTranslation } from '../pipeline/retrieval/crossLingual.ts';
 import type { Chunk } from '../pipeline/types.ts';
 import { cosine } from '../pipeline/vectors.ts';
 import { settingsOf } from './calibrate-extractive.ts';
@@ -77,6 +77,17 @@ export function pairXquad(en: Squad, es: Squad): XquadSet {
   return set;
 }
 
+/** XQuAD's English and Spanish files read in place (`dir`, default `../shared/datasets/xquad` beside the project) and paired. */
+export function readXquad(dir: string | undefined, root: string): XquadSet {
+  const from = dir ?? path.join(root, '..', 'shared', 'datasets', 'xquad');
+  const read = (lang: Language) => {
+    const file = path.join(from, `xquad.${lang}.json`);
+    if (!fs.existsSync(file)) throw new Error(`no ${file}: pass --xquad <dir> holding xquad.en.json and xquad.es.json`);
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Squad;
+  };
+  return pairXquad(read('en'), read('es'));
+}
+
 /** A paragraph as a docs chunk, in the docs chunker's format (header, blank line, body: the paragraph, one line). */
 export function paragraphChunk(p: XquadSet['paragraphs'][number]): Chunk {
   const file = `${p.title}/paragraph-${p.index + 1}.md`;
@@ -112,13 +123,7 @@ async function main(): Promise<void> {
     },
   });
   const root = findRoot();
-  const dir = values.xquad ?? path.join(root, '..', 'shared', 'datasets', 'xquad');
-  const read = (lang: Language) => {
-    const file = path.join(dir, `xquad.${lang}.json`);
-    if (!fs.existsSync(file)) throw new Error(`no ${file}: pass --xquad <dir> holding xquad.en.json and xquad.es.json`);
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as Squad;
-  };
-  const set = pairXquad(read('en'), read('es'));
+  const set = readXquad(values.xquad, root);
   const questions = values.limit ? set.questions.slice(0, Number(values.limit)) : set.questions;
   const blocks = Number(values.blocks);
   const settings: Setting[] = values.sweep.length ? settingsOf(values.sweep) : [{}];
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
           .map((p) => ({ p, dense: cosine(v!, vectors[p]!) }))
           .sort((a, b) => b.dense - a.dense)
           .slice(0, blocks);
-        const translation = lang === corpus ? undefined : (await translateQuestion(t.config, asked, lang, t.translator))?.text;
+        const translation = lang === corpus ? undefined : (await translateQuestion(withoutModelTranslation(t.config), asked, lang, t.translator))?.text; // the answer layer reads Apertium's text only
         const context = buildContext(
           asked,
           lang,

@@ -179,6 +179,26 @@ describe('searchPlan', () => {
     });
   });
 
+  it("adds the language model's translation to the dense side (model: dense) and to BM25 (both), beside the others", () => {
+    const mode = { bm25: 'disambiguated', dense: 'original' } as const;
+    const q = '¿Pongo un punto de interrupción?';
+    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'dense' }, [], [], 'Do I set a breakpoint?').question).toEqual({
+      bm25: 'I put a point of interruption?',
+      dense: [q, 'Do I set a breakpoint?'],
+    });
+    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'both' }, ['interrupt'], [], 'Do I set a breakpoint?').question).toEqual({
+      bm25: 'I put a point of interruption?\ninterrupt\nDo I set a breakpoint?',
+      dense: [q, 'Do I set a breakpoint?'],
+    });
+    // Off, without a rendering, or a rendering that is the question itself: the plan is as before.
+    const plain = searchPlan(q, '', 'I put a point of interruption?', mode).question;
+    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'none' }, [], [], 'Do I set a breakpoint?').question).toEqual(plain);
+    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'both' }).question).toEqual(plain);
+    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'both' }, [], [], q).question).toEqual(plain);
+    // Not for the second hop, which is in the corpus language already.
+    expect(searchPlan(q, 'Issue #1: x', 'I put a point?', { ...mode, model: 'both' }, [], [], 'Do I set a breakpoint?').hop).toEqual({ bm25: 'Issue #1: x', dense: ['Issue #1: x'] });
+  });
+
   it('averages unit vectors into a unit vector', () => {
     const v = meanVector([new Float32Array([1, 0]), new Float32Array([0, 1])]);
     expect(v[0]).toBeCloseTo(Math.SQRT1_2, 6);

