@@ -48,7 +48,7 @@ async function searchOnce(query: string): Promise<Timing> {
   const crossLingual = language !== config.languages.corpus;
   const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
   const t1 = performance.now();
-  const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases, translation?.rendering?.text).question;
+  const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
   const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual) };
   const vector = hybrid.alpha > 0 ? meanVector(await embedder.embedQueries(plan.dense)) : undefined;
   const t2 = performance.now();

@@ -39,7 +39,7 @@ export function answerableQuestions(file: string | undefined, split: string | un
 export async function questionPlan(config: Pick<CitaConfig, 'languages' | 'retrieval'>, q: EvalQuestion, store: Store): Promise<{ translation?: string; plan: QueryPlan }> {
   const plain = withoutModelTranslation(config);
   const t = q.lang === config.languages.corpus ? undefined : await translateQuestion(plain, q.question, q.lang, undefined, store);
-  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t?.text, plain.retrieval.crossLingual, t?.alternatives, t?.phrases).question };
+  return { ...(t?.text !== undefined ? { translation: t.text } : {}), plan: searchPlan(q.question, '', t, plain.retrieval.crossLingual).question };
 }
 
 /**

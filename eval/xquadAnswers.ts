@@ -133,6 +133,8 @@ async function main(): Promise<void> {
   try {
     const t = targets[0]!;
     const corpus = t.config.languages.corpus;
+    // The answer layer reads Apertium's translation only: the language model's is not run.
+    const apertiumOnly = withoutModelTranslation(t.config);
     const chunks = set.paragraphs.map(paragraphChunk);
     const started = Date.now();
     const vectors: Float32Array[] = [];
@@ -151,7 +153,7 @@ async function main(): Promise<void> {
           .map((p) => ({ p, dense: cosine(v!, vectors[p]!) }))
           .sort((a, b) => b.dense - a.dense)
           .slice(0, blocks);
-        const translation = lang === corpus ? undefined : (await translateQuestion(withoutModelTranslation(t.config), asked, lang, t.translator))?.text; // the answer layer reads Apertium's text only
+        const translation = lang === corpus ? undefined : (await translateQuestion(apertiumOnly, asked, lang, t.translator))?.text;
         const context = buildContext(
           asked,
           lang,

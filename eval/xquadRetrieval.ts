@@ -26,6 +26,7 @@ const questions = values.limit ? set.questions.slice(0, Number(values.limit)) : 
 const { targets, close } = await openTargets([{ label: 'xquad', instance: values.instance!, overlays: [], overrides: ['eval.judge.kind=none'] }], root, (m) => process.stderr.write(`${m}\n`));
 const t = targets[0]!;
 const model = new ModelTranslator(t.config.languages.modelTranslator);
+const apertiumOnly = withoutModelTranslation(t.config);
 try {
   const chunks = set.paragraphs.map(paragraphChunk);
   const paragraphs: Float32Array[] = [];
@@ -41,7 +42,7 @@ try {
   const started = Date.now();
   for (const [i, q] of questions.entries()) {
     const es = q.question.es;
-    const apertium = (await translateQuestion(withoutModelTranslation(t.config), es, 'es', t.translator))?.text ?? es;
+    const apertium = (await translateQuestion(apertiumOnly, es, 'es', t.translator))?.text ?? es;
     const byModel = (await model.translate(es, 'es', 'en')) ?? apertium;
     if (byModel !== apertium) rendered++;
     const [en, asked, ap, md] = await t.embedder.embedQueries([q.question.en, es, apertium, byModel]);

@@ -156,24 +156,24 @@ describe('searchPlan', () => {
     [{ bm25: 'original', dense: 'translated' }, { bm25: '¿Cómo?', dense: ['How?'] }],
     [both, { bm25: '¿Cómo?\nHow?', dense: ['¿Cómo?', 'How?'] }],
   ] as const)('follows retrieval.crossLingual %j', (mode, plan) => {
-    expect(searchPlan('¿Cómo?', '', 'How?', mode).question).toEqual(plan);
+    expect(searchPlan('¿Cómo?', '', { text: 'How?' }, mode).question).toEqual(plan);
   });
 
   it('expands BM25 with the dictionary senses the translation did not use', () => {
-    const plan = searchPlan('código de salida', '', 'code of start', { bm25: 'expanded', dense: 'original' }, ['code', 'of', 'from', 'start', 'exit', 'output', 'end up']);
+    const plan = searchPlan('código de salida', '', { text: 'code of start', alternatives: ['code', 'of', 'from', 'start', 'exit', 'output', 'end up'] }, { bm25: 'expanded', dense: 'original' });
     expect(plan.question).toEqual({ bm25: 'code of start\nfrom exit output end up', dense: ['código de salida'] });
   });
 
   it('adds the senses the docs prefer beside the translation (disambiguated), not one it already has', () => {
-    const plan = searchPlan('código de salida', '', 'code of exit', { bm25: 'disambiguated', dense: 'original' }, ['output', 'exit']);
+    const plan = searchPlan('código de salida', '', { text: 'code of exit', alternatives: ['output', 'exit'] }, { bm25: 'disambiguated', dense: 'original' });
     expect(plan.question).toEqual({ bm25: 'code of exit\noutput', dense: ['código de salida'] });
-    expect(searchPlan('código de salida', '', 'code of exit', { bm25: 'disambiguated', dense: 'original' }).question.bm25).toBe('code of exit');
+    expect(searchPlan('código de salida', '', { text: 'code of exit' }, { bm25: 'disambiguated', dense: 'original' }).question.bm25).toBe('code of exit');
   });
 
   it('carries the compounds the docs use as phrases for a translated question only', () => {
     const mode = { bm25: 'disambiguated', dense: 'original' } as const;
-    expect(searchPlan('código de salida', '', 'code of start', mode, [], ['exit code']).question).toEqual({ bm25: 'code of start', dense: ['código de salida'], phrases: ['exit code'] });
-    expect(searchPlan('código de salida', 'Issue #1: x', undefined, mode, [], ['exit code'])).toEqual({
+    expect(searchPlan('código de salida', '', { text: 'code of start', phrases: ['exit code'] }, mode).question).toEqual({ bm25: 'code of start', dense: ['código de salida'], phrases: ['exit code'] });
+    expect(searchPlan('código de salida', 'Issue #1: x', { phrases: ['exit code'] }, mode)).toEqual({
       question: { bm25: 'código de salida', dense: ['código de salida'] },
       hop: { bm25: 'Issue #1: x', dense: ['Issue #1: x'] },
     });
@@ -182,21 +182,22 @@ describe('searchPlan', () => {
   it("adds the language model's translation to the dense side (model: dense) and to BM25 (both), beside the others", () => {
     const mode = { bm25: 'disambiguated', dense: 'original' } as const;
     const q = '¿Pongo un punto de interrupción?';
-    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'dense' }, [], [], 'Do I set a breakpoint?').question).toEqual({
+    const breakpoint = { by: 'model:fake', text: 'Do I set a breakpoint?' };
+    expect(searchPlan(q, '', { text: 'I put a point of interruption?', rendering: breakpoint }, { ...mode, model: 'dense' }).question).toEqual({
       bm25: 'I put a point of interruption?',
       dense: [q, 'Do I set a breakpoint?'],
     });
-    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'both' }, ['interrupt'], [], 'Do I set a breakpoint?').question).toEqual({
+    expect(searchPlan(q, '', { text: 'I put a point of interruption?', alternatives: ['interrupt'], rendering: breakpoint }, { ...mode, model: 'both' }).question).toEqual({
       bm25: 'I put a point of interruption?\ninterrupt\nDo I set a breakpoint?',
       dense: [q, 'Do I set a breakpoint?'],
     });
     // Off, without a rendering, or a rendering that is the question itself: the plan is as before.
-    const plain = searchPlan(q, '', 'I put a point of interruption?', mode).question;
-    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'none' }, [], [], 'Do I set a breakpoint?').question).toEqual(plain);
-    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'both' }).question).toEqual(plain);
-    expect(searchPlan(q, '', 'I put a point of interruption?', { ...mode, model: 'both' }, [], [], q).question).toEqual(plain);
+    const plain = searchPlan(q, '', { text: 'I put a point of interruption?' }, mode).question;
+    expect(searchPlan(q, '', { text: 'I put a point of interruption?', rendering: breakpoint }, { ...mode, model: 'none' }).question).toEqual(plain);
+    expect(searchPlan(q, '', { text: 'I put a point of interruption?' }, { ...mode, model: 'both' }).question).toEqual(plain);
+    expect(searchPlan(q, '', { text: 'I put a point of interruption?', rendering: { by: 'model:fake', text: q } }, { ...mode, model: 'both' }).question).toEqual(plain);
     // Not for the second hop, which is in the corpus language already.
-    expect(searchPlan(q, 'Issue #1: x', 'I put a point?', { ...mode, model: 'both' }, [], [], 'Do I set a breakpoint?').hop).toEqual({ bm25: 'Issue #1: x', dense: ['Issue #1: x'] });
+    expect(searchPlan(q, 'Issue #1: x', { text: 'I put a point?', rendering: breakpoint }, { ...mode, model: 'both' }).hop).toEqual({ bm25: 'Issue #1: x', dense: ['Issue #1: x'] });
   });
 
   it('averages unit vectors into a unit vector', () => {

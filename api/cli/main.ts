@@ -224,7 +224,7 @@ export function buildCli(): Command {
         const { language } = detectLanguage(query);
         const crossLingual = language !== config.languages.corpus;
         const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
-        const plan = searchPlan(query, '', translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases, translation?.rendering?.text).question;
+        const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
         const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, opts.alpha) };
         const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid, plan);
         if (opts.json) {

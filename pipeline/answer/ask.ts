@@ -118,7 +118,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // Second hop: the referenced issue's text is what code and docs are searched with.
   const hop = issueQuery(issueChunks);
-  const plan = searchPlan(question, hop, translation?.text, config.retrieval.crossLingual, translation?.alternatives, translation?.phrases, translation?.rendering?.text);
+  const plan = searchPlan(question, hop, translation, config.retrieval.crossLingual);
   const queries: Partial<Record<Collection, string>> = {};
   for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? plan.hop!.bm25 : plan.question.bm25;
 

@@ -140,12 +140,11 @@ export interface QueryPlan {
 export function searchPlan(
   question: string,
   hop: string,
-  translation: string | undefined,
+  translated: Pick<Translation, 'text' | 'alternatives' | 'phrases' | 'rendering'> | undefined,
   crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both'; model?: 'none' | 'dense' | 'both' },
-  alternatives: readonly string[] = [],
-  phrases: readonly string[] = [],
-  rendering?: string,
 ): { question: QueryPlan; hop?: QueryPlan } {
+  const { text: translation, alternatives = [], phrases = [] } = translated ?? {};
+  const rendering = translated?.rendering?.text;
   const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
     translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
   const adds = crossLingual.bm25 === 'expanded' || crossLingual.bm25 === 'disambiguated';

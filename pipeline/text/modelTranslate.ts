@@ -1,3 +1,4 @@
+import { normaliseText } from '../answer/context.ts';
 import { createLocalGenerator } from '../answer/generators/local.ts';
 import { findRoot } from '../config/load.ts';
 import type { Language } from './translate.ts';
@@ -24,7 +25,7 @@ const EXAMPLES: readonly Record<Language, string>[] = [
 /** The prompt: the examples, then the text on one line, up to where the model writes its translation. Pure. */
 export function translationPrompt(text: string, from: Language, to: Language): string {
   const shots = EXAMPLES.map((e) => `${NAMES[from]}: ${e[from]}\n${NAMES[to]}: ${e[to]}\n\n`).join('');
-  return `${shots}${NAMES[from]}: ${oneLine(text)}\n${NAMES[to]}:`;
+  return `${shots}${NAMES[from]}: ${normaliseText(text)}\n${NAMES[to]}:`;
 }
 
 /**
@@ -35,10 +36,6 @@ export function translationIn(output: string, source: string): string | undefine
   const line = output.trim().split('\n')[0]!.trim();
   if (!line) return undefined;
   return words(line) > 2 * words(source) + 8 ? undefined : line;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function words(text: string): number {
