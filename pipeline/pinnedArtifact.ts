@@ -49,13 +49,61 @@ export async function sha256File(file: string): Promise<string> {
   return h.digest('hex');
 }
 
-/** Checks every pinned file under `dir`; the first mismatch or missing file throws. */
-export async function verifyPinned(dir: string, files: readonly PinnedFile[], fix: string): Promise<void> {
+/**
+ * Files of a directory hashed and found as pinned, by what `stat` says of each then: a file whose
+ * size, modification time and inode are unchanged since is not read again. Hashing the models at
+ * each process's start cost a second (the GGUF 0.5 s, the embedder's 0.2–0.5 s); what verification
+ * is for (a partial or damaged copy, a file replaced or edited) changes the stat, as git's index
+ * assumes. Nothing pinned is trusted without a hash made once.
+ */
+export const VERIFIED_FILE = 'cita-verified.json';
+
+interface Verified {
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+type StatOf = Pick<fs.Stats, 'size' | 'mtimeMs' | 'ino'>;
+const sameStat = (v: Verified | undefined, st: StatOf, sha256: string): boolean =>
+  v !== undefined && v.sha256 === sha256 && v.size === st.size && v.mtimeMs === st.mtimeMs && v.ino === st.ino;
+
+function readVerified(dir: string): Record<string, Verified> {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, VERIFIED_FILE), 'utf8')) as Record<string, Verified>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Checks every pinned file under `dir`; the first mismatch or missing file throws. Files recorded as
+ * verified and unchanged since (`VERIFIED_FILE`) are not hashed again; `remember: false` (a directory
+ * that is the user's, not cita's) neither reads nor writes the record.
+ */
+export async function verifyPinned(dir: string, files: readonly PinnedFile[], fix: string, options: { remember?: boolean } = {}): Promise<void> {
+  const remember = options.remember ?? true;
+  const verified = remember ? readVerified(dir) : {};
+  let added = false;
   for (const f of files) {
     const p = path.join(dir, f.path);
     if (!fs.existsSync(p)) throw new ChecksumError(p, f.sha256, '(file missing)', fix);
+    const st = fs.statSync(p);
+    if (sameStat(verified[f.path], st, f.sha256)) continue;
     const actual = await sha256File(p);
     if (actual !== f.sha256) throw new ChecksumError(p, f.sha256, actual, fix);
+    verified[f.path] = { sha256: actual, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+    added = true;
+  }
+  if (!added || !remember) return;
+  try {
+    // Written whole, then renamed: a reader never sees half a record. A directory we cannot write only costs the hash next time.
+    const tmp = path.join(dir, `${VERIFIED_FILE}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(verified, null, 2) + '\n');
+    fs.renameSync(tmp, path.join(dir, VERIFIED_FILE));
+  } catch {
+    // read-only models directory
   }
 }
 

