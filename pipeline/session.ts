@@ -7,6 +7,7 @@ import { checkIndex, instanceBackend, loadInstance, noIndexYet, openIndex, openI
 import { withQueryCache } from './embedding/queryCache.ts';
 import { FairQueue } from './fairQueue.ts';
 import { limit, type Limit } from './limit.ts';
+import { prepareTranslation } from './retrieval/crossLingual.ts';
 import { IndexDamagedError, type Store, type StoreBackend } from './store/store.ts';
 import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
 
@@ -142,6 +143,8 @@ export class Sessions {
     if (!p) {
       const { config, paths } = this.configOf(name);
       p = (async () => {
+        // Questions in another language are translated by a model too: it opens while the embedder does.
+        prepareTranslation(config);
         const instance = await openInstance(
           { config, paths, file: '' },
           // Repeated questions skip the model (and the queue) altogether.

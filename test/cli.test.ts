@@ -63,10 +63,13 @@ describe('cita index and search', () => {
   });
 
   it('finds the right section in English and in Spanish, with citations', () => {
-    for (const q of ['how do I skip a test on Windows', '¿Cómo omito un test en Windows?']) {
-      const r = cita(p, ['search', 'demo', q, '--source', 'docs', '--k', '1', '--json']);
+    for (const [q, language] of [['how do I skip a test on Windows', 'en'], ['¿Cómo omito un test en Windows?', 'es']]) {
+      const r = cita(p, ['search', 'demo', q!, '--source', 'docs', '--k', '1', '--json']);
       expect(r.code).toBe(0);
-      const top = JSON.parse(r.stdout).results.docs[0];
+      const out = JSON.parse(r.stdout);
+      expect(out.language).toBe(language);
+      expect(out.translation?.text === undefined).toBe(language === 'en');
+      const top = out.results.docs[0];
       expect(top.chunk.citation.path).toBe('docs/guide.md');
       expect(top.chunk.citation.headings).toEqual(['Guide', 'Skipping tests']);
       expect(top.chunk.text).toContain('skipif');

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GGUF_MODELS, provisionGguf } from '../pipeline/answer/generators/provisionGguf.ts';
 import { defaultModelsDir } from '../pipeline/embedding/provision.ts';
 import { ChecksumError } from '../pipeline/pinnedArtifact.ts';
 import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
-import { translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { prepareTranslation, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
 import { ModelTranslator, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
 import type { Translator } from '../pipeline/text/translate.ts';
 
@@ -73,6 +73,62 @@ describe('ModelTranslator', () => {
     await expect(t.translate('¿Cuándo?', 'es', 'en')).rejects.toThrow('no access to PyPI');
     expect(opens).toBe(1);
     await t.close(); // nothing was opened: nothing to close, and no error
+  });
+});
+
+describe('ModelTranslator.prepare', () => {
+  it('opens the model in the background once; the question that follows uses it', async () => {
+    const fake = fakeModel(() => ' Where?\n');
+    let opens = 0;
+    let opened!: () => void;
+    const gate = new Promise<void>((r) => (opened = r));
+    const t = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40 }, async () => {
+      opens++;
+      await gate;
+      return fake.model;
+    });
+    t.prepare();
+    t.prepare();
+    expect(opens).toBe(1);
+    const answer = t.translate('¿Dónde?', 'es', 'en');
+    opened();
+    expect(await answer).toBe('Where?');
+    expect(opens).toBe(1);
+    await t.close();
+    expect(fake.closed()).toBe(1);
+  });
+
+  it('a model that cannot be opened is not reported by prepare, only by the question, and is not tried again', async () => {
+    let opens = 0;
+    const t = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40 }, async () => {
+      opens++;
+      throw new Error('no access to PyPI');
+    });
+    t.prepare(); // no unhandled rejection (vitest fails the file on one)
+    await new Promise((r) => setTimeout(r, 10));
+    await expect(t.translate('¿Dónde?', 'es', 'en')).rejects.toThrow('no access to PyPI (not tried again by this process)');
+    expect(opens).toBe(1);
+  });
+});
+
+describe('prepareTranslation', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const config = (over: { corpus?: 'en' | 'es'; translator?: 'apertium' | 'none'; model?: 'none' | 'dense' | 'both' } = {}) =>
+    ({
+      languages: configSchema.shape.languages.parse({ corpus: over.corpus ?? 'en', translator: { kind: over.translator ?? 'apertium' } }),
+      retrieval: { crossLingual: { bm25: 'translated', dense: 'original', phrases: 'none', model: over.model ?? 'dense' } },
+    }) as unknown as Pick<CitaConfig, 'languages' | 'retrieval'>;
+
+  it('opens the model translator only where a question would use it', () => {
+    const prepare = vi.spyOn(ModelTranslator.prototype, 'prepare').mockImplementation(() => {});
+    prepareTranslation(config(), 'es');
+    prepareTranslation(config()); // a server: any language may come
+    expect(prepare).toHaveBeenCalledTimes(2);
+    prepareTranslation(config(), 'en'); // the corpus's language is not translated
+    prepareTranslation(config({ corpus: 'es' }), 'es');
+    prepareTranslation(config({ model: 'none' }), 'es');
+    prepareTranslation(config({ translator: 'none' }), 'es'); // nothing is translated at all
+    expect(prepare).toHaveBeenCalledTimes(2);
   });
 });
 

@@ -112,6 +112,17 @@ describe('cita serve: GraphQL API', () => {
     expect(hits.filter((h: any) => h.citation.collection === 'code').length).toBeLessThanOrEqual(3);
   });
 
+  it('searches a query in another language as ask does: translated, and says so', async () => {
+    const query = 'query($q: String!) { search(instance: "demo", query: $q, sources: [docs], k: 3) { language translation hits { citation { path } } } }';
+    const es = await gql(s.url, query, { q: '¿Cómo omito un test en Windows?' });
+    const en = await gql(s.url, query, { q: 'How do I skip a test on Windows?' });
+    expect(es.body.errors).toBeUndefined();
+    // Before, the API searched it as written while `cita search` translated it.
+    expect(es.body.data.search).toMatchObject({ language: 'es', translation: expect.stringMatching(/Windows/) });
+    expect(en.body.data.search).toMatchObject({ language: 'en', translation: null });
+    expect(es.body.data.search.hits[0].citation.path).toBe('docs/guide.md');
+  });
+
   /** Starts a job with `mutation` while two clients keep asking; every answer must be whole. */
   const reindexWhileAsking = async (mutation: string) => {
     const auth = { authorization: `Bearer ${KEY}` };

@@ -12,9 +12,9 @@ import type { IndexSummary } from '../../pipeline/index/indexer.ts';
 import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
 import { loadInstance, openInstance, scanSources } from '../../pipeline/instance.ts';
-import { questionAlpha, searchPlan, sensesNotes, translateQuestion } from '../../pipeline/retrieval/crossLingual.ts';
+import { prepareTranslation, sensesNotes } from '../../pipeline/retrieval/crossLingual.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
-import { searchCollections } from '../../pipeline/retrieval/search.ts';
+import { searchQuery } from '../../pipeline/retrieval/searchQuery.ts';
 import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
 import { UserError } from '../../pipeline/errors.ts';
 import { estimateText, recordRun } from './estimate.ts';
@@ -218,17 +218,16 @@ export function buildCli(): Command {
     .option('--set <key=value>', 'override a config key (repeatable)', collect, [])
     .action(async (instance: string, query: string, opts: { source?: Collection; k: number; alpha?: number; json?: boolean; set: string[] }) => {
       if (!query.trim()) throw new UserError('the query is empty');
-      const { config, store, embedder, close } = await openInstance(instance, { purpose: 'search', overrides: opts.set });
+      // A query in another language than the corpus is searched as `cita ask` searches it (searchQuery); its
+      // model translator opens while the embedder does.
+      const loaded = loadInstance(instance, { overrides: opts.set });
+      prepareTranslation(loaded.config, detectLanguage(query.normalize('NFC')).language);
+      const { config, store, embedder, close } = await openInstance(loaded, { purpose: 'search' });
       try {
-        // A query in another language than the corpus is searched as `cita ask` searches it.
-        const { language } = detectLanguage(query);
-        const crossLingual = language !== config.languages.corpus;
-        const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
-        const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
-        const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, opts.alpha) };
-        const results = await searchCollections(store, embedder, query, opts.source ? [opts.source] : COLLECTIONS, opts.k, hybrid, plan);
+        const collections = opts.source ? [opts.source] : COLLECTIONS;
+        const { language, translation, alpha, results } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ query, ...(translation ? { translation } : {}), alpha: hybrid.alpha, results }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ query, language, ...(translation ? { translation } : {}), alpha, results }, null, 2)}\n`);
         } else {
           if (translation?.text !== undefined) {
             process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
@@ -254,12 +253,14 @@ export function buildCli(): Command {
     .option('--set <key=value>', 'override a config key (repeatable), e.g. fusion.method=rrf', collect, [])
     .action(async (instance: string, question: string, opts: { json?: boolean; set: string[] }) => {
       if (!question.trim()) throw new UserError('the question is empty');
+      const loaded = loadInstance(instance, { overrides: opts.set });
+      // A question in another language: its model translator opens while the answer path loads and the embedder opens.
+      prepareTranslation(loaded.config, detectLanguage(question.normalize('NFC')).language);
       // Loaded on demand, so indexing and search do not load the answer path.
       const { ask } = await import('../../pipeline/answer/ask.ts');
       const { formatAsk } = await import('./formatAsk.ts');
-      const { config, paths, store, embedder, generator, close } = await openInstance(instance, {
+      const { config, paths, store, embedder, generator, close } = await openInstance(loaded, {
         purpose: 'ask',
-        overrides: opts.set,
         log: (m) => process.stderr.write(`${m}\n`),
       });
       try {

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Float, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ask } from '../../pipeline/answer/ask.ts';
-import { searchCollections } from '../../pipeline/retrieval/search.ts';
+import { searchQuery } from '../../pipeline/retrieval/searchQuery.ts';
 import { Sessions } from '../../pipeline/session.ts';
 import { COLLECTIONS, type Collection, type Embedder } from '../../pipeline/types.ts';
 import type { Jobs } from '../jobs.ts';
@@ -110,7 +110,7 @@ export class CitaResolver {
     });
   }
 
-  @Query(() => SearchResult, { description: 'Hybrid search (BM25 + dense) within each collection.' })
+  @Query(() => SearchResult, { description: 'Hybrid search (BM25 + dense) within each collection; a query in another language than the corpus is translated as `ask` translates it.' })
   search(
     @Ctx() ctx: ApiContext,
     @Arg('instance', () => String) instance: string,
@@ -125,9 +125,9 @@ export class CitaResolver {
       inRange('alpha', alpha, 0, 1);
       return ctx.sessions.use(instance, async (s) => {
         withinWindow('query', q, s.embedder);
-        const hybrid = { ...s.config.retrieval.hybrid, ...(alpha != null ? { alpha } : {}) };
-        const results = await searchCollections(s.store, s.embedder, q, sources?.length ? sources : COLLECTIONS, k ?? 10, hybrid);
-        return { query: q, alpha: hybrid.alpha, hits: searchHits(s.config, results) };
+        const collections = sources?.length ? sources : COLLECTIONS;
+        const r = await searchQuery(s, q, { collections, k: k ?? 10, ...(alpha != null ? { alpha } : {}) });
+        return { query: q, language: r.language, ...(r.translation?.text ? { translation: r.translation.text } : {}), alpha: r.alpha, hits: searchHits(s.config, r.results) };
       });
     });
   }

@@ -170,7 +170,9 @@ export class SearchHit {
 @ObjectType()
 export class SearchResult {
   @Field(() => String) query!: string;
-  @Field(() => Float) alpha!: number;
+  @Field(() => String, { description: 'the language the query was detected in' }) language!: string;
+  @Field(() => String, { nullable: true, description: 'the query in the corpus language, when it was written in another and translated' }) translation?: string;
+  @Field(() => Float, { description: 'the dense weight used (the config\'s for the query\'s language, unless asked for)' }) alpha!: number;
   @Field(() => [SearchHit]) hits!: SearchHit[];
 }
 

@@ -96,6 +96,16 @@ async function apertiumTranslation(
   }
 }
 
+/**
+ * Starts opening the language model translator in the background when `config` would use it for a
+ * question in `language` (for any language but the corpus's when not given: a server does not know
+ * its questions yet), so that its opening overlaps the embedder's instead of delaying the question.
+ */
+export function prepareTranslation(config: Pick<CitaConfig, 'languages' | 'retrieval'>, language?: Language): void {
+  if (language === config.languages.corpus || config.languages.translator.kind === 'none' || config.retrieval.crossLingual.model === 'none') return;
+  modelTranslatorFor(config.languages.modelTranslator).prepare();
+}
+
 /** The config with the language model's translation off (`retrieval.crossLingual.model: none`): for tools that use Apertium's text alone. */
 export function withoutModelTranslation<C extends Pick<CitaConfig, 'retrieval'>>(config: C): C {
   return { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, model: 'none' } } };

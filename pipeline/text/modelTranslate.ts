@@ -63,8 +63,8 @@ export class ModelTranslator {
 
   constructor(
     private readonly config: ModelTranslatorConfig,
-    /** The model, opened on first use; default the local GGUF generator (provisioned when it is a registry name). */
-    private readonly open: () => Promise<TextModel> = () => createLocalGenerator({ model: config.model, baseDir: findRoot(), ...(config.threads ? { threads: config.threads } : {}) }),
+    /** The model, opened on first use (or `prepare`); default the local GGUF generator (provisioned when it is a registry name), loaded. */
+    private readonly open: () => Promise<TextModel> = () => openLocalModel(config),
   ) {
     this.id = `model:${config.model.replace(/^.*[\\/]/, '').replace(/\.gguf$/i, '')}`;
   }
@@ -72,15 +72,28 @@ export class ModelTranslator {
   /** The text in `to`, or undefined when it is too long for the model or the model gave no usable line. Failures (no model) throw. */
   async translate(text: string, from: Language, to: Language): Promise<string | undefined> {
     if (from === to || words(text) > this.config.maxWords) return undefined;
+    const model = await this.model();
+    // Room for a rendering a third longer than the source, in subword tokens.
+    const output = await model.continueText(translationPrompt(text, from, to), { maxTokens: 16 + 3 * words(text), stop: '\n' });
+    return translationIn(output, text);
+  }
+
+  /**
+   * Starts opening the model in the background (llama.cpp, the weights, a context: about 2 s), so the first
+   * question in another language does not wait for it. A failure is not reported here: it is that
+   * question's error, as without.
+   */
+  prepare(): void {
+    this.model().catch(() => undefined);
+  }
+
+  private model(): Promise<TextModel> {
     // A model that could not be opened (not provisioned, no access to PyPI) is not tried again by this process:
     // every question would wait for the download to fail once more. Each gets the first error, and is searched without.
     this.loading ??= this.open().catch((err: unknown) => {
       throw new Error(`${(err as Error).message} (not tried again by this process)`, { cause: err });
     });
-    const model = await this.loading;
-    // Room for a rendering a third longer than the source, in subword tokens.
-    const output = await model.continueText(translationPrompt(text, from, to), { maxTokens: 16 + 3 * words(text), stop: '\n' });
-    return translationIn(output, text);
+    return this.loading;
   }
 
   async close(): Promise<void> {
@@ -88,6 +101,18 @@ export class ModelTranslator {
     this.loading = undefined;
     await (await loading?.catch(() => undefined))?.close();
   }
+}
+
+/** The GGUF generator, with its model loaded: it would load lazily, on the first translation, and `prepare` is there to spare that question the wait. */
+async function openLocalModel(config: ModelTranslatorConfig): Promise<TextModel> {
+  const generator = await createLocalGenerator({ model: config.model, baseDir: findRoot(), ...(config.threads ? { threads: config.threads } : {}) });
+  try {
+    await generator.load();
+  } catch (err) {
+    await generator.close();
+    throw err;
+  }
+  return generator;
 }
 
 const shared = new Map<string, ModelTranslator>();

@@ -1,0 +1,47 @@
+import type { CitaConfig } from '../config/schema.ts';
+import type { Store } from '../store/store.ts';
+import type { Language } from '../text/translate.ts';
+import type { Collection, Embedder, SearchHit } from '../types.ts';
+import { questionAlpha, searchPlan, translateQuestion, type Translation } from './crossLingual.ts';
+import { detectLanguage } from './router.ts';
+import { searchCollections } from './search.ts';
+
+/**
+ * A query searched the way `ask` searches a question: in the language it is written in, detected;
+ * in another language than the corpus, translated (Apertium, the senses the docs prefer, the
+ * language model's rendering) and searched with the plan and the weight `ask` uses for it. The one
+ * search of `cita search` and of the API's `search`: a Spanish query is never searched as written
+ * by one and translated by the other.
+ */
+
+export interface SearchQueryOptions {
+  collections: readonly Collection[];
+  /** Hits per collection. */
+  k: number;
+  /** The dense weight asked for; default the config's for the query's language (`questionAlpha`). */
+  alpha?: number;
+}
+
+export interface SearchQueryResult {
+  language: Language;
+  /** The query in the corpus language, when written in another (or why it could not be translated). */
+  translation?: Translation;
+  alpha: number;
+  results: Partial<Record<Collection, SearchHit[]>>;
+}
+
+export async function searchQuery(
+  deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store; embedder: Embedder },
+  query: string,
+  options: SearchQueryOptions,
+): Promise<SearchQueryResult> {
+  const { config, store, embedder } = deps;
+  // NFC as the router reads a question, so both detect the same language.
+  const { language } = detectLanguage(query.normalize('NFC'));
+  const crossLingual = language !== config.languages.corpus;
+  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
+  const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
+  const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, options.alpha) };
+  const results = await searchCollections(store, embedder, query, options.collections, options.k, hybrid, plan);
+  return { language, ...(translation ? { translation } : {}), alpha: hybrid.alpha, results };
+}
