@@ -5,7 +5,7 @@ import { defaultModelsDir } from '../pipeline/embedding/provision.ts';
 import { ChecksumError } from '../pipeline/pinnedArtifact.ts';
 import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
 import { prepareTranslation, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
-import { ModelTranslator, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
+import { ModelTranslator, promptHead, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
 import type { Translator } from '../pipeline/text/translate.ts';
 
 /** The language model's translation of a question (#15): prompt, reading, limits, failures, and the real model. */
@@ -14,7 +14,7 @@ const skipSlow = process.env.CITA_FAST_TESTS === '1';
 
 /** A model that answers from a table and records what it was asked. */
 function fakeModel(reply: (prompt: string) => string) {
-  const asked: { prompt: string; maxTokens: number; stop?: string }[] = [];
+  const asked: { prompt: string; maxTokens: number; stop?: string; head?: string }[] = [];
   let closed = 0;
   const model: TextModel = {
     id: 'fake',
@@ -55,6 +55,9 @@ describe('ModelTranslator', () => {
     expect(await t.translate('¿Cómo omito un test?', 'es', 'en')).toBe('How do I skip a test?');
     expect(fake.asked).toHaveLength(1);
     expect(fake.asked[0]!.stop).toBe('\n');
+    // The examples, kept by the model between questions, are where every prompt of the pair begins.
+    expect(fake.asked[0]!.head).toBe(promptHead('es', 'en'));
+    expect(fake.asked[0]!.prompt.startsWith(`${promptHead('es', 'en')} ¿Cómo omito`)).toBe(true);
     expect(await t.translate('¿Cómo omito un test en Windows sin tocar nada?', 'es', 'en')).toBeUndefined();
     expect(await t.translate('How do I skip a test?', 'en', 'en')).toBeUndefined();
     expect(fake.asked).toHaveLength(1);
@@ -188,5 +191,26 @@ describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
     expect(english!.toLowerCase()).toMatch(/\blocal variables?\b/);
     expect(english!.toLowerCase()).toMatch(/\bfail(s|ed)?\b/);
     expect(english).not.toMatch(/[¿áéíóúñ]/i);
+  }, 120_000);
+
+  it('renders a question the same whatever was asked before it (the evaluation and the server agree)', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    // The last one's rendering changed with the one before it when llama.cpp's reading was split wherever two
+    // prompts stopped agreeing (two of these three questions share "¿C").
+    const before = ['¿Cómo creo un directorio temporal que se genere una sola vez y lo compartan todos los tests de la sesión?', 'En un test concreto quiero que también se capturen los mensajes de log informativos; ¿cómo cambio el nivel solo ahí?'];
+    const question = '¿Puedo poner un punto de interrupción en mi código mientras corren los tests, o la captura de la salida me lo estorba?';
+    const renderings: (string | undefined)[] = [];
+    for (const first of before) {
+      await translator!.translate(first, 'es', 'en');
+      renderings.push(await translator!.translate(question, 'es', 'en'));
+    }
+    const alone = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40, threads: 1 });
+    try {
+      renderings.push(await alone.translate(question, 'es', 'en'));
+    } finally {
+      await alone.close();
+    }
+    expect(renderings[0]).toBeDefined();
+    expect(new Set(renderings).size).toBe(1);
   }, 120_000);
 });

@@ -24,8 +24,13 @@ const EXAMPLES: readonly Record<Language, string>[] = [
 
 /** The prompt: the examples, then the text on one line, up to where the model writes its translation. Pure. */
 export function translationPrompt(text: string, from: Language, to: Language): string {
+  return `${promptHead(from, to)} ${normaliseText(text)}\n${NAMES[to]}:`;
+}
+
+/** What every prompt from `from` to `to` begins with: the examples and the label of the text. Pure. */
+export function promptHead(from: Language, to: Language): string {
   const shots = EXAMPLES.map((e) => `${NAMES[from]}: ${e[from]}\n${NAMES[to]}: ${e[to]}\n\n`).join('');
-  return `${shots}${NAMES[from]}: ${normaliseText(text)}\n${NAMES[to]}:`;
+  return `${shots}${NAMES[from]}:`;
 }
 
 /**
@@ -45,7 +50,7 @@ function words(text: string): number {
 /** What a model translator needs of a model: text continuation (LocalGgufGenerator.continueText). */
 export interface TextModel {
   readonly id: string;
-  continueText(prefix: string, options: { maxTokens: number; stop?: string }): Promise<string>;
+  continueText(prompt: string, options: { maxTokens: number; stop?: string; head?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -74,7 +79,8 @@ export class ModelTranslator {
     if (from === to || words(text) > this.config.maxWords) return undefined;
     const model = await this.model();
     // Room for a rendering a third longer than the source, in subword tokens.
-    const output = await model.continueText(translationPrompt(text, from, to), { maxTokens: 16 + 3 * words(text), stop: '\n' });
+    // The examples are read once per process and kept (`head`): a question then reads only its own line.
+    const output = await model.continueText(translationPrompt(text, from, to), { maxTokens: 16 + 3 * words(text), stop: '\n', head: promptHead(from, to) });
     return translationIn(output, text);
   }
 

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { Llama, LlamaCompletion, LlamaContext, LlamaModel } from 'node-llama-cpp';
+import type { Llama, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import type { Context, GeneratedAnswer, Generator } from '../types.ts';
 import { buildPrompt, toAnswer, type GenerationStats, type Prompt } from './prompt.ts';
 import { limit } from '../../limit.ts';
@@ -52,8 +52,8 @@ export class LocalGgufGenerator implements Generator {
   lastStats: LocalGenerationStats | undefined;
 
   private loading: Promise<Loaded> | undefined;
-  /** Text continuation's completion, holding the context's sequence between calls (continueText). */
-  private completion: LlamaCompletion | undefined;
+  /** Text continuation's completion and the context's sequence it holds between calls (continueText). */
+  private continuation: { completion: LlamaCompletion; sequence: LlamaContextSequence } | undefined;
   /** Generations wait for each other: the context has a single sequence. */
   private readonly queue = limit(1);
   private closed = false;
@@ -125,16 +125,35 @@ export class LocalGgufGenerator implements Generator {
   /**
    * Plain text continuation, no chat template: what a pretrained (not instruct) model is prompted with.
    * Stops at `stop` (not included) or after `maxTokens`; greedy unless the generator's temperature says otherwise.
+   * `head`, a beginning that many prompts share (examples), is read once and kept: each prompt then
+   * reads only what follows it. The same prompt gives the same text whatever was continued before:
+   * llama.cpp's arithmetic depends on where a prompt's reading is split (kept tokens, then the rest),
+   * so the split is always at the end of `head` — never at whatever the last prompt happened to share
+   * with this one, which changed 3 of 30 translations with the order of the questions (2026-12-04).
    */
-  continueText(prefix: string, options: { maxTokens: number; stop?: string }): Promise<string> {
+  continueText(prompt: string, options: { maxTokens: number; stop?: string; head?: string }): Promise<string> {
     return this.queue(async () => {
-      const { context } = await this.load();
-      if (!this.completion) {
+      const { model, context } = await this.load();
+      if (!this.continuation) {
         const { LlamaCompletion } = await import('node-llama-cpp');
-        // Kept between calls: llama.cpp then reads only what differs from the last prompt (a shared prefix of examples is read once).
-        this.completion = new LlamaCompletion({ contextSequence: context.getSequence() });
+        const sequence = context.getSequence();
+        this.continuation = { completion: new LlamaCompletion({ contextSequence: sequence }), sequence };
       }
-      return this.completion.generateCompletion(prefix, {
+      const { completion, sequence } = this.continuation;
+      if (options.head !== undefined && prompt.startsWith(options.head)) {
+        // What the completion will hold before the prompt's own tokens: the beginning-of-text token it prepends, then
+        // `head`. Were that guess wrong for some model, the completion would re-read the whole prompt: slower, still order-free.
+        const { bos, shouldPrependBosToken } = model.tokens;
+        const kept = [...(bos !== null && shouldPrependBosToken ? [bos] : []), ...model.tokenize(options.head)];
+        const held = sequence.contextTokens;
+        if (held.length >= kept.length && kept.every((t, i) => held[i] === t)) {
+          if (sequence.nextTokenIndex > kept.length) await sequence.eraseContextTokenRanges([{ start: kept.length, end: sequence.nextTokenIndex }]);
+        } else {
+          await sequence.clearHistory();
+          await sequence.evaluateWithoutGeneratingNewTokens(kept);
+        }
+      } else await sequence.clearHistory();
+      return completion.generateCompletion(prompt, {
         maxTokens: options.maxTokens,
         temperature: this.options.temperature ?? 0,
         ...(this.options.seed !== undefined ? { seed: this.options.seed } : {}),
@@ -145,8 +164,8 @@ export class LocalGgufGenerator implements Generator {
 
   /** The context's one sequence back from text continuation, for a chat. */
   private releaseCompletion(): void {
-    this.completion?.dispose({ disposeSequence: true });
-    this.completion = undefined;
+    this.continuation?.completion.dispose({ disposeSequence: true });
+    this.continuation = undefined;
   }
 
   private async generateNow(question: string, ctx: Context): Promise<GeneratedAnswer> {
