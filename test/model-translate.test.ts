@@ -195,8 +195,8 @@ describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
 
   it('renders a question the same whatever was asked before it (the evaluation and the server agree)', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
-    // The last one's rendering changed with the one before it when llama.cpp's reading was split wherever two
-    // prompts stopped agreeing (two of these three questions share "¿C").
+    // Its rendering changed with the question before it when llama.cpp's reading was split wherever two prompts
+    // stopped agreeing: after the first of these, past its shared "¿"; after the second, right after the examples.
     const before = ['¿Cómo creo un directorio temporal que se genere una sola vez y lo compartan todos los tests de la sesión?', 'En un test concreto quiero que también se capturen los mensajes de log informativos; ¿cómo cambio el nivel solo ahí?'];
     const question = '¿Puedo poner un punto de interrupción en mi código mientras corren los tests, o la captura de la salida me lo estorba?';
     const renderings: (string | undefined)[] = [];
