@@ -75,5 +75,5 @@ for (const l of ['en', 'es'] as const) {
   if (!t.length) continue;
   console.log(`  ${l} (${t.length}): total ${f(t.map((x) => x.total))}; translate ${f(t.map((x) => x.translate))}, embed ${f(t.map((x) => x.embed))}, store ${f(t.map((x) => x.store))}`);
 }
-console.log(`  this process's CPU: ${((cpu.user + cpu.system) / 1000 / n).toFixed(1)} ms per search (the translator runs in a child process, not counted)`);
+console.log(`  this process's CPU: ${((cpu.user + cpu.system) / 1000 / n).toFixed(1)} ms per search (Apertium runs in a child process, not counted; the language model translator runs in this one)`);
 await close();
