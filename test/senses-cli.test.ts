@@ -45,6 +45,19 @@ describe('cita search with senses chosen by the docs', () => {
     const json = JSON.parse(search('--json').stdout);
     expect(json.translation.alternatives).toEqual(['marker']);
   });
+
+  it('with `senses: replace`, puts that sense in the translation in place of the translator’s', () => {
+    writeLexicon(p, { marcador: [['marker', 0.6], ['bookmark', 0.35]] });
+    const r = search('--set', 'retrieval.crossLingual.senses=replace');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/senses the docs prefer, put in place of the translator's: bookmark → marker/i);
+    expect(r.stdout).not.toContain('searched beside it: marker');
+    const json = JSON.parse(search('--set', 'retrieval.crossLingual.senses=replace', '--json').stdout);
+    expect(json.translation.text).toMatch(/\bmarker\b/);
+    expect(json.translation.text).not.toMatch(/bookmark/i);
+    expect(json.translation.replaced).toEqual([{ from: expect.stringMatching(/^bookmark$/i), to: 'marker' }]);
+    expect(json.translation.alternatives).toEqual([]);
+  });
 });
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSenses, countsNeeded, disambiguatedSenses, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
+import { chooseSenseChoices, chooseSenses, countsNeeded, disambiguatedSenses, sensesInPlace, type MatchCount, type WordSenses } from '../pipeline/retrieval/senses.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { SenseLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import type { Translator } from '../pipeline/text/translate.ts';
@@ -49,6 +49,44 @@ describe('chooseSenses', () => {
     const asked = new Set([...countsNeeded(words, context), ...countsNeeded(words, context, count)].map((s) => s.join('\n')));
     chooseSenses(words, context, (set) => (read.push(set.join('\n')), count(set)));
     expect(read.filter((k) => !asked.has(k))).toEqual([]);
+  });
+});
+
+describe('sensesInPlace', () => {
+  it('puts each chosen sense where the translator’s sense of that word stands', () => {
+    const choices = chooseSenseChoices([{ word: 'salida', translated: ['start'], senses: ['exit', 'output'] }], ['code', 'tests'], count);
+    expect(choices).toEqual([{ sense: 'exit', over: ['start'] }]);
+    expect(sensesInPlace('What means that pytest end up with code of start 5?', choices)).toEqual({
+      text: 'What means that pytest end up with code of exit 5?',
+      replaced: [{ from: 'start', to: 'exit' }],
+      beside: [],
+    });
+  });
+
+  it('matches whole words without case, and replaces only the first occurrence', () => {
+    const r = sensesInPlace('Start the starter; start again', [{ sense: 'output', over: ['start'] }]);
+    expect(r.text).toBe('output the starter; start again');
+    expect(r.replaced).toEqual([{ from: 'Start', to: 'output' }]);
+  });
+
+  it('leaves a sense beside the translation when its rival is not in it', () => {
+    // The translator chose another sense in context than alone: nothing to replace.
+    expect(sensesInPlace('the code of exit', [{ sense: 'output', over: ['start'] }])).toEqual({ text: 'the code of exit', replaced: [], beside: ['output'] });
+  });
+
+  it('never replaces a sense it has put in place, and keeps the others’ positions', () => {
+    const r = sensesInPlace('bookshop and staff and bookshop', [
+      { sense: 'staff', over: ['bookshop'] },
+      { sense: 'template', over: ['staff'] },
+      { sense: 'library', over: ['bookshop'] },
+    ]);
+    // "staff" put in place of the first bookshop is not the staff that template replaces; the second bookshop is library's.
+    expect(r.text).toBe('staff and template and library');
+    expect(r.replaced).toEqual([
+      { from: 'bookshop', to: 'staff' },
+      { from: 'staff', to: 'template' },
+      { from: 'bookshop', to: 'library' },
+    ]);
   });
 });
 

@@ -236,6 +236,10 @@ export const configSchema = z
             // `compounds`: each "<head> de <modifier>" of a Spanish question whose English compound the docs use
             // (modifier before head, from the words' senses; pipeline/retrieval/compounds.ts) is searched as a phrase.
             phrases: z.enum(['none', 'compounds']).default('none'),
+            // Where the senses the docs prefer (`bm25: disambiguated`) go: searched `beside` the translation, or put in
+            // its text in `replace` of the translator's sense each one beat (BM25 then no longer searches the wrong sense;
+            // a sense whose rival the translation does not hold stays beside it).
+            senses: z.enum(['beside', 'replace']).default('beside'),
             // A second translation by a language model (`languages.modelTranslator`): `dense` adds its vector to the
             // dense side's mean, `both` also searches its words with BM25; `none`: not run. `dense` since 2026-12-03:
             // docs questions of five repositories, Spanish file Recall@5 dev 80.8 → 84.7, held out 82.8 → 85.6,

@@ -6,7 +6,7 @@ import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
 import { docsCompounds } from './compounds.ts';
-import { disambiguatedSenses } from './senses.ts';
+import { disambiguatedChoices, sensesInPlace } from './senses.ts';
 
 /**
  * Cross-lingual search (DESIGN lesson 6): a question in another language than the corpus is
@@ -27,6 +27,8 @@ export interface Translation {
   alternatives?: string[];
   /** Compounds the docs use, searched as phrases beside the translation (`retrieval.crossLingual.phrases: compounds`). */
   phrases?: string[];
+  /** Words of the translator's that `text` has with the sense the docs prefer in their place (`retrieval.crossLingual.senses: replace`). */
+  replaced?: { from: string; to: string }[];
   /**
    * The language model's translation (`retrieval.crossLingual.model`), searched beside this one: `text`, or
    * nothing when the question is too long for it, or `error` when it could not run (the question is still searched).
@@ -88,9 +90,17 @@ async function apertiumTranslation(
       return { ...base, text, ...(alternatives ? { alternatives } : {}), warning: `${why}: the translation is searched alone` };
     }
     const deps = { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY };
-    const senses = disambiguate ? await disambiguatedSenses(question, text, language, to, deps) : alternatives;
+    const choices = disambiguate ? await disambiguatedChoices(question, text, language, to, deps) : undefined;
+    const inPlace = choices && config.retrieval.crossLingual.senses === 'replace' ? sensesInPlace(text, choices) : undefined;
+    const senses = inPlace ? inPlace.beside : choices ? choices.map((c) => c.sense) : alternatives;
     const phrases = compounds ? await docsCompounds(question, language, to, deps) : [];
-    return { ...base, text, ...(senses ? { alternatives: senses } : {}), ...(phrases.length ? { phrases } : {}) };
+    return {
+      ...base,
+      text: inPlace?.text ?? text,
+      ...(inPlace?.replaced.length ? { replaced: inPlace.replaced } : {}),
+      ...(senses ? { alternatives: senses } : {}),
+      ...(phrases.length ? { phrases } : {}),
+    };
   } catch (err) {
     return { ...base, error: (err as Error).message };
   }
@@ -117,6 +127,7 @@ const SENSE_MIN_PROBABILITY = 0.3;
 /** What a translation's senses add to the lines that report it (`ask`'s route, `cita search`): the senses searched, or why none were. */
 export function sensesNotes(translation: Translation, crossLingual: Pick<CitaConfig['retrieval']['crossLingual'], 'bm25'>): string[] {
   return [
+    ...(translation.replaced?.length ? [`senses the docs prefer, put in place of the translator's: ${translation.replaced.map((r) => `${r.from} → ${r.to}`).join(', ')}`] : []),
     ...(crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length ? [`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`] : []),
     ...(translation.phrases?.length ? [`compounds the docs use, searched as phrases: ${translation.phrases.join(', ')}`] : []),
     ...(translation.warning !== undefined ? [translation.warning] : []),

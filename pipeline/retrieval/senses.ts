@@ -65,13 +65,19 @@ function dice(a: string, b: string, count: MatchCount): number {
   return na === 0 || nb === 0 ? 0 : (2 * count([a, b].sort())) / (na + nb);
 }
 
+/** A lexicon sense the docs prefer for one word of the question, and the translator's senses of that word it beat. */
+export interface SenseChoice {
+  sense: string;
+  over: string[];
+}
+
 /**
- * The senses to search beside the translation: per word, the candidate present in the corpus whose
- * summed Dice with the context (the translation's words that are not its own candidates) is highest,
- * when that is a lexicon sense and not one the translator gave. Ties keep the translator's. Pure.
+ * The senses the docs prefer: per word, the candidate present in the corpus whose summed Dice with the
+ * context (the translation's words that are not its own candidates) is highest, when that is a lexicon
+ * sense and not one the translator gave (each sense once). Ties keep the translator's. Pure.
  */
-export function chooseSenses(words: readonly WordSenses[], context: readonly string[], count: MatchCount): string[] {
-  const chosen: string[] = [];
+export function chooseSenseChoices(words: readonly WordSenses[], context: readonly string[], count: MatchCount): SenseChoice[] {
+  const chosen: SenseChoice[] = [];
   for (const w of words) {
     const present = (e: string) => count([e]) > 0;
     const candidates = candidatesOf(w, present);
@@ -79,9 +85,54 @@ export function chooseSenses(words: readonly WordSenses[], context: readonly str
     const others = othersOf(candidates, context, present);
     const score = (e: string) => others.reduce((sum, c) => sum + dice(e, c, count), 0);
     const best = candidates.reduce((a, b) => (score(b) > score(a) ? b : a));
-    if (!w.translated.includes(best) && !chosen.includes(best)) chosen.push(best);
+    if (!w.translated.includes(best) && !chosen.some((c) => c.sense === best)) chosen.push({ sense: best, over: w.translated });
   }
   return chosen;
+}
+
+/** The senses to search beside the translation (`chooseSenseChoices`' senses). Pure. */
+export function chooseSenses(words: readonly WordSenses[], context: readonly string[], count: MatchCount): string[] {
+  return chooseSenseChoices(words, context, count).map((c) => c.sense);
+}
+
+/**
+ * The translation with each chosen sense in place of the translator's sense it beat (`retrieval.crossLingual.senses:
+ * replace`): the first whole-word occurrence, matched without case, of any of `over` not already put in place; a
+ * choice whose translator's sense the translation does not hold (the translator chose another in context) is left
+ * to search beside it (`beside`), and so is every choice after a word has been replaced once. Pure.
+ */
+export function sensesInPlace(translation: string, choices: readonly SenseChoice[]): { text: string; replaced: { from: string; to: string }[]; beside: string[] } {
+  let text = translation;
+  const replaced: { from: string; to: string }[] = [];
+  const beside: string[] = [];
+  // Words already put in place are skipped by their offsets, so a sense is never replaced in turn.
+  const taken: [number, number][] = [];
+  for (const c of choices) {
+    let hit: { at: number; word: string } | undefined;
+    for (const m of text.matchAll(/\p{L}+/gu)) {
+      const at = m.index;
+      if (taken.some(([a, b]) => at >= a && at < b)) continue;
+      if (c.over.includes(m[0].toLowerCase())) {
+        hit = { at, word: m[0] };
+        break;
+      }
+    }
+    if (!hit) {
+      beside.push(c.sense);
+      continue;
+    }
+    text = text.slice(0, hit.at) + c.sense + text.slice(hit.at + hit.word.length);
+    const shift = c.sense.length - hit.word.length;
+    for (const t of taken) {
+      if (t[0] > hit.at) {
+        t[0] += shift;
+        t[1] += shift;
+      }
+    }
+    taken.push([hit.at, hit.at + c.sense.length]);
+    replaced.push({ from: hit.word, to: c.sense });
+  }
+  return { text, replaced, beside };
 }
 
 /**
@@ -118,6 +169,11 @@ export interface SenseDeps {
  * lexicon, or by the translator when it did not (a word found by its stem).
  */
 export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
+  return (await disambiguatedChoices(question, translation, from, to, deps)).map((c) => c.sense);
+}
+
+/** `disambiguatedSenses` with the translator's senses each one beat (for `sensesInPlace`). */
+export async function disambiguatedChoices(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<SenseChoice[]> {
   const words: WordSenses[] = [];
   for (const word of contentWords(question, from)) {
     if (sensesOf(deps.lexicon, word, deps.minProbability).length === 0) continue;
@@ -135,5 +191,5 @@ export async function disambiguatedSenses(question: string, translation: string,
   // The words alone, then only the pairs a choice needs.
   await countSets(countsNeeded(words, context));
   await countSets(countsNeeded(words, context, lookup));
-  return chooseSenses(words, context, lookup);
+  return chooseSenseChoices(words, context, lookup);
 }
