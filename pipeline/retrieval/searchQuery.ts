@@ -2,7 +2,7 @@ import type { CitaConfig } from '../config/schema.ts';
 import type { Store } from '../store/store.ts';
 import type { Language } from '../text/translate.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
-import { questionAlpha, searchPlan, translateQuestion, type Translation } from './crossLingual.ts';
+import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from './crossLingual.ts';
 import { detectLanguage } from './router.ts';
 import { searchCollections } from './search.ts';
 
@@ -30,18 +30,32 @@ export interface SearchQueryResult {
   results: Partial<Record<Collection, SearchHit[]>>;
 }
 
+/** What a query is searched with: its language, its translation, the texts each retriever uses and the dense weight. */
+export interface PlannedQuery {
+  language: Language;
+  translation?: Translation;
+  plan: QueryPlan;
+  alpha: number;
+}
+
+/** The first half of `searchQuery`: the language detected, the translation, the plan and the weight (benches time it apart). */
+export async function planQuery(deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store }, query: string, alpha?: number): Promise<PlannedQuery> {
+  const { config, store } = deps;
+  // NFC as the router reads a question, so both detect the same language.
+  const { language } = detectLanguage(query.normalize('NFC'));
+  const crossLingual = language !== config.languages.corpus;
+  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
+  const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
+  return { language, ...(translation ? { translation } : {}), plan, alpha: questionAlpha(config.retrieval, crossLingual, alpha) };
+}
+
 export async function searchQuery(
   deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store; embedder: Embedder },
   query: string,
   options: SearchQueryOptions,
 ): Promise<SearchQueryResult> {
   const { config, store, embedder } = deps;
-  // NFC as the router reads a question, so both detect the same language.
-  const { language } = detectLanguage(query.normalize('NFC'));
-  const crossLingual = language !== config.languages.corpus;
-  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
-  const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
-  const hybrid = { ...config.retrieval.hybrid, alpha: questionAlpha(config.retrieval, crossLingual, options.alpha) };
-  const results = await searchCollections(store, embedder, query, options.collections, options.k, hybrid, plan);
-  return { language, ...(translation ? { translation } : {}), alpha: hybrid.alpha, results };
+  const { language, translation, plan, alpha } = await planQuery(deps, query, options.alpha);
+  const results = await searchCollections(store, embedder, query, options.collections, options.k, { ...config.retrieval.hybrid, alpha }, plan);
+  return { language, ...(translation ? { translation } : {}), alpha, results };
 }
