@@ -2,6 +2,7 @@ import type { EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import type { Context, Generator } from '../pipeline/answer/types.ts';
 import { withoutFileRecord } from '../pipeline/index/fileManifest.ts';
+import type { Translation } from '../pipeline/retrieval/crossLingual.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
 import { languageGap } from './languageGap.ts';
@@ -130,6 +131,7 @@ export async function evaluateQuestion(
     ...base,
     metrics,
     route: { top: result.route.top, weights: result.route.weights },
+    ...(result.translation ? { translation: reportedTranslation(result.translation) } : {}),
     slots,
     ranked: result.ranking.files,
     contextFiles: contextFiles(result),
@@ -226,5 +228,16 @@ export async function summarizeRun(target: EvalTarget, questions: EvalQuestion[]
     latency: latencyRows(results),
     seconds,
     ...gapOf(results, stats),
+  };
+}
+
+/** A translation as the report keeps it (`QuestionResult.translation`). */
+function reportedTranslation(t: Translation): NonNullable<QuestionResult['translation']> {
+  return {
+    ...(t.text !== undefined ? { text: t.text } : {}),
+    ...(t.alternatives?.length ? { alternatives: t.alternatives } : {}),
+    ...(t.rendering?.text !== undefined ? { rendering: t.rendering.text } : {}),
+    ...(t.error !== undefined ? { error: t.error } : {}),
+    ...(t.rendering?.error !== undefined ? { renderingError: t.rendering.error } : {}),
   };
 }

@@ -117,6 +117,11 @@ describe('cita eval', () => {
     expect(fs.readFileSync(path.join(p.dir, 'reports/run1.md'), 'utf8')).toContain('Judge calibration: accuracy on');
     expect(run.questions.map((q) => q.id)).toEqual(QUESTIONS.map((q) => q.id));
     expect(run.questions.every((q) => !q.error)).toBe(true);
+    // A Spanish question's translation is kept with it (what it was searched with); an English one has none.
+    for (const q of run.questions) {
+      if (q.lang === 'es') expect(q.translation?.text).toMatch(/\p{L}/u);
+      else expect(q.translation).toBeUndefined();
+    }
     const recalls = run.questions.map((q) => q.metrics['file.recall@10']!);
     expect(recalls.filter((r) => r === 1).length).toBeGreaterThanOrEqual(6); // a two-file repository
     const all = (m: string) => run.aggregates.find((a) => a.metric === m && Object.keys(a.group).length === 0)!;
