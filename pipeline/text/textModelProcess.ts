@@ -7,7 +7,7 @@ import type { TextModel } from './modelTranslate.ts';
  * The model translator's language model out of process (`languages.modelTranslator.isolate`): the GGUF
  * model is opened and run by a child process (textModelChild.ts, through pipeline/modelProcess.ts), so
  * a fault in llama.cpp fails the translations in flight (ModelProcessError, saying so) and the next one
- * starts a new child, and its work never holds the server's event loop. One child serves every
+ * starts a new child, and the server's process does not hold the model. One child serves every
  * translation in turn, so the examples it keeps (`head`) make a question's rendering the same whatever
  * came before it, as in process; a new child after a fault renders as a fresh process does.
  */
