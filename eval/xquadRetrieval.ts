@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { translateQuestion, withoutModelTranslation } from '../pipeline/retrieval/crossLingual.ts';
-import { ModelTranslator } from '../pipeline/text/modelTranslate.ts';
+import { ModelTranslator, modelTranslatorOptions } from '../pipeline/text/modelTranslate.ts';
 import { cosine, meanVector } from '../pipeline/vectors.ts';
 import { comparePaired, holmAdjust } from './stats/index.ts';
 import { openTargets } from './target.ts';
@@ -25,7 +25,7 @@ const questions = values.limit ? set.questions.slice(0, Number(values.limit)) : 
 
 const { targets, close } = await openTargets([{ label: 'xquad', instance: values.instance!, overlays: [], overrides: ['eval.judge.kind=none'] }], root, (m) => process.stderr.write(`${m}\n`));
 const t = targets[0]!;
-const model = new ModelTranslator(t.config.languages.modelTranslator);
+const model = new ModelTranslator(modelTranslatorOptions(t.config.languages.modelTranslator));
 const apertiumOnly = withoutModelTranslation(t.config);
 try {
   const chunks = set.paragraphs.map(paragraphChunk);

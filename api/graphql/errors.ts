@@ -4,7 +4,7 @@ import { IndexNotReadyError } from '../../pipeline/instance.ts';
 import { IndexNeedsRebuildError, InstanceNotFoundError } from '../../pipeline/session.ts';
 import { IndexBusyError } from '../../pipeline/index/indexLock.ts';
 import { JobAlreadyRunningError } from '../jobs.ts';
-import { ModelProcessError } from '../../pipeline/embedding/embeddingProcess.ts';
+import { ModelProcessError } from '../../pipeline/modelProcess.ts';
 
 /**
  * Errors clients can act on carry a code; anything else reaches the client as INTERNAL_SERVER_ERROR

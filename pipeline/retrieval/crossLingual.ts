@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { findRoot } from '../config/load.ts';
 import type { CitaConfig } from '../config/schema.ts';
+import type { Purpose } from '../instance.ts';
 import type { Store } from '../store/store.ts';
 import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
@@ -42,7 +43,9 @@ export interface Translation {
 /**
  * Translates a question asked in `language` into the corpus language with the configured translator
  * (or `translator`); undefined when no translator is configured. A failure is returned, not thrown:
- * the question is then searched as asked, and the caller says so.
+ * the question is then searched as asked, and the caller says so. The language model's rendering is
+ * `modelTranslator`'s, default the process's model translator for the config, in process unless
+ * `languages.modelTranslator.isolate` is true (a server passes its own: `Session.modelTranslator`).
  */
 export async function translateQuestion(
   config: Pick<CitaConfig, 'languages' | 'retrieval'>,
@@ -110,10 +113,11 @@ async function apertiumTranslation(
  * Starts opening the language model translator in the background when `config` would use it for a
  * question in `language` (for any language but the corpus's when not given: a server does not know
  * its questions yet), so that its opening overlaps the embedder's instead of delaying the question.
+ * `purpose` picks the translator as `modelTranslatorFor` does (`serve`: in a child process by default).
  */
-export function prepareTranslation(config: Pick<CitaConfig, 'languages' | 'retrieval'>, language?: Language): void {
+export function prepareTranslation(config: Pick<CitaConfig, 'languages' | 'retrieval'>, language?: Language, purpose?: Purpose): void {
   if (language === config.languages.corpus || config.languages.translator.kind === 'none' || config.retrieval.crossLingual.model === 'none') return;
-  modelTranslatorFor(config.languages.modelTranslator).prepare();
+  modelTranslatorFor(config.languages.modelTranslator, purpose).prepare();
 }
 
 /** The config with the language model's translation off (`retrieval.crossLingual.model: none`): for tools that use Apertium's text alone. */

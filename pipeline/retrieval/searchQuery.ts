@@ -1,5 +1,6 @@
 import type { CitaConfig } from '../config/schema.ts';
 import type { Store } from '../store/store.ts';
+import type { ModelTranslator } from '../text/modelTranslate.ts';
 import type { Language } from '../text/translate.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
 import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from './crossLingual.ts';
@@ -39,18 +40,23 @@ export interface PlannedQuery {
 }
 
 /** The first half of `searchQuery`: the language detected, the translation, the plan and the weight (benches time it apart). */
-export async function planQuery(deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store }, query: string, alpha?: number): Promise<PlannedQuery> {
-  const { config, store } = deps;
+export async function planQuery(
+  deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store; modelTranslator?: Pick<ModelTranslator, 'id' | 'translate'> },
+  query: string,
+  alpha?: number,
+): Promise<PlannedQuery> {
+  const { config, store, modelTranslator } = deps;
   // NFC as the router reads a question, so both detect the same language.
   const { language } = detectLanguage(query.normalize('NFC'));
   const crossLingual = language !== config.languages.corpus;
-  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store) : undefined;
+  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store, modelTranslator) : undefined;
   const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
   return { language, ...(translation ? { translation } : {}), plan, alpha: questionAlpha(config.retrieval, crossLingual, alpha) };
 }
 
 export async function searchQuery(
-  deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store; embedder: Embedder },
+  // `modelTranslator`: the language model's second translation (a server's own; default the process's, as `translateQuestion` says).
+  deps: { config: Pick<CitaConfig, 'languages' | 'retrieval'>; store: Store; embedder: Embedder; modelTranslator?: Pick<ModelTranslator, 'id' | 'translate'> },
   query: string,
   options: SearchQueryOptions,
 ): Promise<SearchQueryResult> {

@@ -1,6 +1,8 @@
 import { normaliseText } from '../answer/context.ts';
-import { createLocalGenerator } from '../answer/generators/local.ts';
+import { createLocalGenerator, type LocalGgufGenerator } from '../answer/generators/local.ts';
 import { findRoot } from '../config/load.ts';
+import type { CitaConfig } from '../config/schema.ts';
+import type { Purpose } from '../instance.ts';
 import type { Language } from './translate.ts';
 
 /**
@@ -60,6 +62,17 @@ export interface ModelTranslatorConfig {
   /** A longer question (a pasted issue) is not given to the model: its identifiers carry it, and a small model loses the thread. */
   maxWords: number;
   threads?: number | undefined;
+  /** Run the model in a child process (`languages.modelTranslator.isolate` as resolved for the purpose: `modelTranslatorOptions`). */
+  isolate?: boolean | undefined;
+}
+
+/**
+ * The translator's options as the config gives them for `purpose`: `isolate: serve` (the default) runs the
+ * model in a child process under `cita serve` only, as `embedding.isolate` does (instance.ts `embedderOptions`). Pure.
+ */
+export function modelTranslatorOptions(settings: CitaConfig['languages']['modelTranslator'], purpose?: Purpose): ModelTranslatorConfig {
+  const { isolate = 'serve', ...rest } = settings;
+  return { ...rest, isolate: isolate === true || (isolate === 'serve' && purpose === 'serve') };
 }
 
 export class ModelTranslator {
@@ -68,8 +81,11 @@ export class ModelTranslator {
 
   constructor(
     private readonly config: ModelTranslatorConfig,
-    /** The model, opened on first use (or `prepare`); default the local GGUF generator (provisioned when it is a registry name), loaded. */
-    private readonly open: () => Promise<TextModel> = () => openLocalModel(config),
+    /**
+     * The model, opened on first use (or `prepare`); default the local GGUF generator (provisioned when it is a
+     * registry name), loaded, in this process or (`isolate`) in a child process.
+     */
+    private readonly open: () => Promise<TextModel> = () => (config.isolate ? openIsolatedModel(config, this.id) : openLocalModel(config)),
   ) {
     this.id = `model:${config.model.replace(/^.*[\\/]/, '').replace(/\.gguf$/i, '')}`;
   }
@@ -109,9 +125,12 @@ export class ModelTranslator {
   }
 }
 
-/** The GGUF generator, with its model loaded: it would load lazily, on the first translation, and `prepare` is there to spare that question the wait. */
-async function openLocalModel(config: ModelTranslatorConfig): Promise<TextModel> {
-  const generator = await createLocalGenerator({ model: config.model, baseDir: findRoot(), ...(config.threads ? { threads: config.threads } : {}) });
+/**
+ * The GGUF generator, with its model loaded: it would load lazily, on the first translation, and `prepare` is there to
+ * spare that question the wait. A relative .gguf path is resolved against `baseDir`. The isolated model's child opens it so too.
+ */
+export async function openLocalModel(config: Pick<ModelTranslatorConfig, 'model' | 'threads'>, baseDir = findRoot()): Promise<LocalGgufGenerator> {
+  const generator = await createLocalGenerator({ model: config.model, baseDir, ...(config.threads ? { threads: config.threads } : {}) });
   try {
     await generator.load();
   } catch (err) {
@@ -121,10 +140,20 @@ async function openLocalModel(config: ModelTranslatorConfig): Promise<TextModel>
   return generator;
 }
 
+/** The same model in a child process (textModelProcess.ts), the project root found here; `name` begins its errors. */
+async function openIsolatedModel(config: ModelTranslatorConfig, name: string): Promise<TextModel> {
+  const { ProcessTextModel } = await import('./textModelProcess.ts');
+  return ProcessTextModel.create({ model: config.model, threads: config.threads, baseDir: findRoot() }, name);
+}
+
 const shared = new Map<string, ModelTranslator>();
 
-/** One model translator per configuration for the process: the model loads once. */
-export function modelTranslatorFor(config: ModelTranslatorConfig): ModelTranslator {
+/**
+ * One model translator per configuration and isolation for the process: the model loads once (a server's
+ * translator, isolated, and an in-process one are two). `purpose` resolves `isolate: serve` (`modelTranslatorOptions`).
+ */
+export function modelTranslatorFor(settings: CitaConfig['languages']['modelTranslator'], purpose?: Purpose): ModelTranslator {
+  const config = modelTranslatorOptions(settings, purpose);
   const key = JSON.stringify(config);
   let t = shared.get(key);
   if (!t) {
