@@ -3,6 +3,7 @@ import { ask } from '../pipeline/answer/ask.ts';
 import type { Context, Generator } from '../pipeline/answer/types.ts';
 import { withoutFileRecord } from '../pipeline/index/fileManifest.ts';
 import type { Translation } from '../pipeline/retrieval/crossLingual.ts';
+import { modelTranslatorFor } from '../pipeline/text/modelTranslate.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { aggregate, type StatsOptions } from './aggregate.ts';
 import { languageGap } from './languageGap.ts';
@@ -216,7 +217,7 @@ export async function summarizeRun(target: EvalTarget, questions: EvalQuestion[]
     model: { id: target.embedder.id, dims: target.embedder.dims },
     generator: target.generator.id,
     judge: target.judge?.id ?? 'none',
-    ...(judgeCalibration ? { judgeCalibration } : {}),
+    ...translatorOf(target),
     ...(judgeCalibration ? { judgeCalibration } : {}),
     // Without the per-file chunk record (hundreds of KB): the report says what the index is, not how it was made.
     index: { chunks, meta: withoutFileRecord(await target.store.meta()) },
@@ -240,4 +241,15 @@ function reportedTranslation(t: Translation): NonNullable<QuestionResult['transl
     ...(t.error !== undefined ? { error: t.error } : {}),
     ...(t.rendering?.error !== undefined ? { renderingError: t.rendering.error } : {}),
   };
+}
+
+/**
+ * The language model translator, when it ran in this run: its id and the llama.cpp CPU backend that rendered
+ * (`RunReport.translator`). The translator `ask` used is the process's for the config (`modelTranslatorFor`, as
+ * `translateQuestion` takes it); one never opened (no question in another language, `model: none`) is not reported.
+ */
+function translatorOf(target: EvalTarget): Pick<RunReport, 'translator'> {
+  if (target.config.retrieval.crossLingual.model === 'none') return {};
+  const t = modelTranslatorFor(target.config.languages.modelTranslator);
+  return t.backend !== undefined ? { translator: { id: t.id, backend: t.backend } } : {};
 }

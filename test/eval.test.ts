@@ -122,6 +122,9 @@ describe('cita eval', () => {
       if (q.lang === 'es') expect(q.translation?.text).toMatch(/\p{L}/u);
       else expect(q.translation).toBeUndefined();
     }
+    // The model translator is reported, with the llama.cpp backend it rendered on, when it rendered; not otherwise.
+    if (run.questions.some((q) => q.translation?.rendering !== undefined)) expect(run.translator).toMatchObject({ id: 'model:gemma-3-270m', backend: expect.stringMatching(/^cpu /) });
+    else expect(run.translator).toBeUndefined();
     const recalls = run.questions.map((q) => q.metrics['file.recall@10']!);
     expect(recalls.filter((r) => r === 1).length).toBeGreaterThanOrEqual(6); // a two-file repository
     const all = (m: string) => run.aggregates.find((a) => a.metric === m && Object.keys(a.group).length === 0)!;

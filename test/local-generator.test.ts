@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, verifyAnswer, type IndexedTree } from '../pipeline/answer/citations.ts';
 import { buildContext } from '../pipeline/answer/context.ts';
-import { createLocalGenerator, LocalGgufGenerator } from '../pipeline/answer/generators/local.ts';
+import { cpuBackend, createLocalGenerator, LocalGgufGenerator } from '../pipeline/answer/generators/local.ts';
 import { GGUF_MODELS, provisionGguf, resolveGguf } from '../pipeline/answer/generators/provisionGguf.ts';
 import type { Context, GeneratedAnswer } from '../pipeline/answer/types.ts';
 import { ChecksumError, defaultModelsDir } from '../pipeline/embedding/provision.ts';
@@ -82,6 +82,18 @@ function expectEveryVerdict(answer: GeneratedAnswer, context: Context) {
 const tmpDirs: string[] = [];
 afterAll(() => {
   for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('cpuBackend', () => {
+  it('names the CPU features the loaded llama.cpp backend was built with', () => {
+    // llama.systemInfo with the AVX2 ("haswell") and the AVX-512 ("zen4") backends, on one machine.
+    expect(cpuBackend('CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | LLAMAFILE = 1 | REPACK = 1 | ')).toBe(
+      'cpu SSE3 SSSE3 AVX AVX2 F16C FMA BMI2 LLAMAFILE REPACK',
+    );
+    expect(cpuBackend('CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | OPENMP = 0 | \nOTHER : X = 1')).toBe('cpu SSE3 AVX2 AVX512 AVX512_VNNI AVX512_BF16');
+    // A line it cannot read is kept as it is.
+    expect(cpuBackend('  something else  ')).toBe('something else');
+  });
 });
 
 describe('the tiny tree the local answers are checked against', () => {

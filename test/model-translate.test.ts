@@ -242,6 +242,9 @@ describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
     expect(english!.toLowerCase()).toMatch(/\blocal variables?\b/);
     expect(english!.toLowerCase()).toMatch(/\bfail(s|ed)?\b/);
     expect(english).not.toMatch(/[¿áéíóúñ]/i);
+    // The llama.cpp CPU backend that rendered it, for the reports (renderings differ between backends).
+    expect(translator!.backend).toMatch(/^cpu( [A-Z0-9_]+)+$/);
+    expect(translator!.backend).toContain('SSE3');
   }, 120_000);
 
   it('renders a question the same whatever was asked before it (the evaluation and the server agree)', async (ctx) => {
@@ -326,6 +329,9 @@ describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of 
     expect(here.every((r) => r !== undefined && r.length > 0)).toBe(true);
     expect(there).toEqual(here);
     expect(childrenRunning('textModelChild')).toHaveLength(1);
+    // The child says which llama.cpp backend runs its model: the one this process loads.
+    expect(isolated!.backend).toMatch(/^cpu /);
+    expect(isolated!.backend).toBe(inProcess!.backend);
   }, 180_000);
 
   it('a fault in the model fails the translation in flight with ModelProcessError; the next starts a new child and renders as before', async (ctx) => {

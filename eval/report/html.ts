@@ -311,7 +311,7 @@ function reproducibility(report: Report): string {
         shortHash(r.configHash),
         r.configSource.length ? r.configSource.join(', ') : '(defaults)',
         `${r.model.id} (${r.model.dims} dims)`,
-        r.generator,
+        r.generator + (r.translator ? `; translator ${r.translator.id} (${r.translator.backend})` : ''),
         r.judge,
         r.seconds.toFixed(1),
       ],

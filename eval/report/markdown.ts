@@ -95,7 +95,7 @@ function reproducibility(report: Report): string[] {
           code(shortHash(r.configHash)),
           r.configSource.length ? r.configSource.map(code).join(', ') : '(defaults)',
           `${code(r.model.id)} (${r.model.dims} dims)`,
-          code(r.generator),
+          code(r.generator) + (r.translator ? `; translator ${code(r.translator.id)} (${r.translator.backend})` : ''),
           code(r.judge),
           r.seconds.toFixed(1),
         ],

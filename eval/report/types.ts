@@ -187,6 +187,11 @@ export interface RunReport {
   generator: string;
   /** Which faithfulness judge ran (`offline:xling@…`, `llm:openai:…`, or `none`). */
   judge: string;
+  /**
+   * The language model translator, when it rendered questions in this run, and the llama.cpp CPU backend it ran on
+   * (`cpu AVX2 AVX512 …`): renderings differ between backends, so Spanish figures of two machines can differ by it.
+   */
+  translator?: { id: string; backend: string };
   /** The judge's accuracy on datasets/judge-calibration.jsonl, measured in this run; absent without a judge or in older reports. */
   judgeCalibration?: JudgeCalibration;
   index: { chunks: Record<Collection, number>; meta: Record<string, string> };

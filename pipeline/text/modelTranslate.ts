@@ -52,6 +52,8 @@ function words(text: string): number {
 /** What a model translator needs of a model: text continuation (LocalGgufGenerator.continueText). */
 export interface TextModel {
   readonly id: string;
+  /** The llama.cpp backend that runs it (`LocalGgufGenerator.backend`), when known. */
+  readonly backend?: string | undefined;
   continueText(prompt: string, options: { maxTokens: number; stop?: string; head?: string }): Promise<string>;
   close(): Promise<void>;
 }
@@ -78,6 +80,8 @@ export function modelTranslatorOptions(settings: CitaConfig['languages']['modelT
 export class ModelTranslator {
   readonly id: string;
   private loading: Promise<TextModel> | undefined;
+  /** The backend of the model once open (`TextModel.backend`): reports say which CPU backend rendered (README, Languages). */
+  backend: string | undefined;
 
   constructor(
     private readonly config: ModelTranslatorConfig,
@@ -112,9 +116,15 @@ export class ModelTranslator {
   private model(): Promise<TextModel> {
     // A model that could not be opened (not provisioned, no access to PyPI) is not tried again by this process:
     // every question would wait for the download to fail once more. Each gets the first error, and is searched without.
-    this.loading ??= this.open().catch((err: unknown) => {
-      throw new Error(`${(err as Error).message} (not tried again by this process)`, { cause: err });
-    });
+    this.loading ??= this.open().then(
+      (model) => {
+        this.backend = model.backend;
+        return model;
+      },
+      (err: unknown) => {
+        throw new Error(`${(err as Error).message} (not tried again by this process)`, { cause: err });
+      },
+    );
     return this.loading;
   }
 

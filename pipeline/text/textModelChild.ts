@@ -7,10 +7,10 @@ import { serveModel } from '../modelChild.ts';
 import { openLocalModel } from './modelTranslate.ts';
 import type { ContinueRequest, TextModelChildConfig } from './textModelProcess.ts';
 
-await serveModel<TextModelChildConfig, ContinueRequest, string, { id: string }>(async ({ baseDir, ...config }) => {
+await serveModel<TextModelChildConfig, ContinueRequest, string, { id: string; backend?: string }>(async ({ baseDir, ...config }) => {
   const model = await openLocalModel(config, baseDir);
   return {
-    ready: { id: model.id },
+    ready: { id: model.id, ...(model.backend !== undefined ? { backend: model.backend } : {}) },
     serve: (r) => model.continueText(r.prompt, r.options),
     close: () => model.close(),
   };

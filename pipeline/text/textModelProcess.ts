@@ -29,8 +29,9 @@ export interface ContinueRequest {
 }
 
 export class ProcessTextModel implements TextModel {
-  private readonly process: ModelProcess<ContinueRequest, string, { id: string }>;
+  private readonly process: ModelProcess<ContinueRequest, string, { id: string; backend?: string }>;
   id = '';
+  backend: string | undefined;
 
   private constructor(config: TextModelChildConfig, name: string) {
     this.process = new ModelProcess({ module: CHILD, config, names: { name, process: 'the translator process', user: 'the translator' } });
@@ -40,7 +41,7 @@ export class ProcessTextModel implements TextModel {
   static async create(config: TextModelChildConfig, name: string): Promise<ProcessTextModel> {
     const m = new ProcessTextModel(config, name);
     try {
-      ({ id: m.id } = await m.process.open());
+      ({ id: m.id, backend: m.backend } = await m.process.open());
     } catch (err) {
       await m.close();
       throw err;

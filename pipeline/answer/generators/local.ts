@@ -52,6 +52,12 @@ export class LocalGgufGenerator implements Generator {
   lastStats: LocalGenerationStats | undefined;
 
   private loading: Promise<Loaded> | undefined;
+  /**
+   * The CPU features of the llama.cpp backend that runs the model, once loaded (`cpuBackend`): the prebuilt binaries
+   * carry one backend per instruction set and load the best the machine has, and each sums in its own order, so the
+   * same prompt can continue differently on another CPU (README, Languages).
+   */
+  backend: string | undefined;
   /** Text continuation's completion and the context's sequence it holds between calls (continueText). */
   private continuation: { completion: LlamaCompletion; sequence: LlamaContextSequence } | undefined;
   /** Generations wait for each other: the context has a single sequence. */
@@ -105,7 +111,8 @@ export class LocalGgufGenerator implements Generator {
       const model = await llama.loadModel({ modelPath: this.options.modelPath, gpuLayers: 0 });
       const contextSize = this.options.contextSize ?? Math.min(model.trainContextSize, MAX_DEFAULT_CONTEXT);
       const context = await model.createContext({ contextSize });
-      log(`${this.id}: loaded ${this.options.modelPath} (context ${context.contextSize} tokens, ${llama.maxThreads} threads)`);
+      this.backend = cpuBackend(llama.systemInfo);
+      log(`${this.id}: loaded ${this.options.modelPath} (context ${context.contextSize} tokens, ${llama.maxThreads} threads, ${this.backend})`);
       return { llama, model, context };
     } catch (err) {
       await llama.dispose();
@@ -244,4 +251,14 @@ export async function createLocalGenerator(options: CreateLocalGeneratorOptions 
   const { model, modelsDir, baseDir, ...rest } = options;
   const resolved = await resolveGguf(model, { modelsDir, baseDir, log: options.log });
   return new LocalGgufGenerator({ ...rest, modelPath: resolved.path, name: resolved.displayName });
+}
+
+/**
+ * The CPU line of llama.cpp's system info as one label: "CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | LLAMAFILE = 1 | …" →
+ * "cpu SSE3 AVX2 AVX512 LLAMAFILE" (the features the loaded backend was built with). Pure.
+ */
+export function cpuBackend(systemInfo: string): string {
+  const line = systemInfo.split('\n').find((l) => /^\s*CPU\s*:/.test(l)) ?? systemInfo;
+  const on = [...line.matchAll(/([A-Z0-9_]+)\s*=\s*1\b/g)].map((m) => m[1]!);
+  return on.length ? `cpu ${on.join(' ')}` : line.trim();
 }
