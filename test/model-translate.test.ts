@@ -8,7 +8,7 @@ import { ChecksumError } from '../pipeline/pinnedArtifact.ts';
 import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
 import { prepareTranslation, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
 import { ModelProcessError } from '../pipeline/modelProcess.ts';
-import { ModelTranslator, modelTranslatorFor, modelTranslatorOptions, promptHead, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
+import { ModelTranslator, modelTranslatorFor, modelTranslatorOptions, openLocalModel, promptHead, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
 import type { Translator } from '../pipeline/text/translate.ts';
 
 /** The language model's translation of a question (#15): prompt, reading, limits, failures, and the real model. */
@@ -79,6 +79,11 @@ describe('ModelTranslator', () => {
     await expect(t.translate('¿Cuándo?', 'es', 'en')).rejects.toThrow('no access to PyPI');
     expect(opens).toBe(1);
     await t.close(); // nothing was opened: nothing to close, and no error
+  });
+
+  it('a .gguf path that does not exist is reported under the setting that named it', async () => {
+    const t = new ModelTranslator({ model: 'missing/translator.gguf', maxWords: 40 });
+    await expect(t.translate('¿Dónde?', 'es', 'en')).rejects.toThrow(/^languages\.modelTranslator\.model: \S*missing\/translator\.gguf does not exist/);
   });
 });
 
@@ -245,6 +250,19 @@ describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
     // The llama.cpp CPU backend that rendered it, for the reports (renderings differ between backends).
     expect(translator!.backend).toMatch(/^cpu( [A-Z0-9_]+)+$/);
     expect(translator!.backend).toContain('SSE3');
+  }, 120_000);
+
+  it('close() waits for the continuation under way before it frees the model', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const model = await openLocalModel({ model: 'gemma-3-270m', threads: 1 });
+    let settled = false;
+    const text = model.continueText('Spanish: ¿Cómo omito un test?\nEnglish:', { maxTokens: 24, stop: '\n' }).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the generation is under way
+    await model.close();
+    expect(settled).toBe(true);
+    await expect(text).resolves.toMatch(/\p{L}/u);
   }, 120_000);
 
   it('renders a question the same whatever was asked before it (the evaluation and the server agree)', async (ctx) => {

@@ -140,7 +140,7 @@ export class ModelTranslator {
  * spare that question the wait. A relative .gguf path is resolved against `baseDir`. The isolated model's child opens it so too.
  */
 export async function openLocalModel(config: Pick<ModelTranslatorConfig, 'model' | 'threads'>, baseDir = findRoot()): Promise<LocalGgufGenerator> {
-  const generator = await createLocalGenerator({ model: config.model, baseDir, ...(config.threads ? { threads: config.threads } : {}) });
+  const generator = await createLocalGenerator({ model: config.model, baseDir, setting: 'languages.modelTranslator.model', ...(config.threads ? { threads: config.threads } : {}) });
   try {
     await generator.load();
   } catch (err) {

@@ -224,7 +224,8 @@ export class LocalGgufGenerator implements Generator {
   /** Frees the context, the model and the llama.cpp backend; waits for a running generation first. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.queue;
+    // The generation under way (and any queued) finishes before its context is disposed under it.
+    await this.queue.idle();
     const loading = this.loading;
     this.loading = undefined;
     if (!loading) return;
@@ -244,12 +245,14 @@ export interface CreateLocalGeneratorOptions extends Omit<LocalGgufGeneratorOpti
   modelsDir?: string;
   /** A relative .gguf path is resolved against it; default the working directory. */
   baseDir?: string;
+  /** The config key that named the model, for errors (default `answer.generator.model`). */
+  setting?: string;
 }
 
 /** The local generator for a config: provisions a registry model (pinned, verified) or takes a .gguf path. */
 export async function createLocalGenerator(options: CreateLocalGeneratorOptions = {}): Promise<LocalGgufGenerator> {
-  const { model, modelsDir, baseDir, ...rest } = options;
-  const resolved = await resolveGguf(model, { modelsDir, baseDir, log: options.log });
+  const { model, modelsDir, baseDir, setting, ...rest } = options;
+  const resolved = await resolveGguf(model, { modelsDir, baseDir, setting, log: options.log });
   return new LocalGgufGenerator({ ...rest, modelPath: resolved.path, name: resolved.displayName });
 }
 

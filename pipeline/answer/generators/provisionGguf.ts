@@ -148,13 +148,16 @@ export interface ResolvedGguf {
   sha256: string | null;
 }
 
-/** `answer.generator.model` for the local generator: a registry name (provisioned) or a path to a .gguf file. */
-export async function resolveGguf(model: string | undefined, options: Omit<ProvisionGgufOptions, 'model'> & { baseDir?: string } = {}): Promise<ResolvedGguf> {
+/**
+ * `answer.generator.model` for the local generator (or `setting`, the config key that named the model, for
+ * errors: `languages.modelTranslator.model`): a registry name (provisioned) or a path to a .gguf file.
+ */
+export async function resolveGguf(model: string | undefined, options: Omit<ProvisionGgufOptions, 'model'> & { baseDir?: string; setting?: string } = {}): Promise<ResolvedGguf> {
   const registry = options.registry ?? GGUF_MODELS;
   const name = model ?? DEFAULT_GGUF_MODEL;
   if (name.toLowerCase().endsWith('.gguf')) {
     const abs = path.resolve(options.baseDir ?? process.cwd(), name);
-    if (!fs.existsSync(abs)) throw new Error(`answer.generator.model: ${abs} does not exist; give a .gguf file or one of: ${Object.keys(registry).join(', ')}`);
+    if (!fs.existsSync(abs)) throw new Error(`${options.setting ?? 'answer.generator.model'}: ${abs} does not exist; give a .gguf file or one of: ${Object.keys(registry).join(', ')}`);
     return { path: abs, displayName: path.basename(abs).replace(/\.gguf$/i, ''), sha256: null };
   }
   const source = sourceFor(name, registry);
