@@ -54,6 +54,8 @@ export class ModelProcess<Request, Response, Ready> {
   private readonly pending = new Map<number, Pending<Response>>();
   private nextId = 0;
   private closed = false;
+  /** Woken each time a request settles (close() waits for the ones in flight). */
+  private settledWaiters: (() => void)[] = [];
   /** Child processes started so far (the first, then one after each fault). */
   starts = 0;
 
@@ -82,7 +84,9 @@ export class ModelProcess<Request, Response, Ready> {
         // A channel that breaks under a send is mostly a process that is dying: its exit, which says why
         // (killed by a signal, an exit code), rejects the request; this error only when no exit follows.
         const timer = setTimeout(() => {
-          if (this.pending.delete(id)) reject(new ModelProcessError(`${name}: could not reach ${proc}: ${err.message}`));
+          if (!this.pending.delete(id)) return;
+          reject(new ModelProcessError(`${name}: could not reach ${proc}: ${err.message}`));
+          this.wakeSettled();
         }, EXIT_GRACE_MS);
         child.proc.once('exit', () => clearTimeout(timer));
       });
@@ -127,24 +131,38 @@ export class ModelProcess<Request, Response, Ready> {
       this.pending.delete(m.id);
       if ('error' in m) p.reject(new Error(`${name}: ${m.error}`));
       else p.resolve(m.response);
+      this.wakeSettled();
     });
     child.proc.once('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      if (this.closed) return;
       const why = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
-        p.reject(new ModelProcessError(`${name}: ${what} ${why} during this request; the next request starts a new one`));
+        p.reject(new ModelProcessError(`${name}: ${what} ${why} during this request${this.closed ? '' : '; the next request starts a new one'}`));
       }
+      this.wakeSettled();
     });
   }
 
-  /** Disconnects the child (it frees the model and exits) and waits for its exit. */
+  private wakeSettled(): void {
+    if (this.pending.size > 0) return;
+    for (const wake of this.settledWaiters.splice(0)) wake();
+  }
+
+  /**
+   * Refuses new requests, lets the ones in flight be answered (once disconnected the child can no longer send
+   * them: they would never settle), then disconnects the child (it frees the model and exits) and waits for its exit.
+   */
   async close(): Promise<void> {
     this.closed = true;
     const child = this.child;
+    if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      this.child = undefined;
+      return;
+    }
+    if (this.pending.size > 0) await new Promise<void>((resolve) => this.settledWaiters.push(resolve));
     this.child = undefined;
-    if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
     child.proc.disconnect();
     await exited;

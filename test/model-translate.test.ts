@@ -380,4 +380,20 @@ describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of 
     expect(childrenRunning('textModelChild')).toEqual([]);
     expect(() => process.kill(pid!, 0)).toThrow(/ESRCH/);
   }, 120_000);
+
+  it('close() answers the continuations under way before it ends the child, and refuses new ones', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const { ProcessTextModel } = await import('../pipeline/text/textModelProcess.ts');
+    const model = await ProcessTextModel.create({ model: 'gemma-3-270m', threads: 1, baseDir: process.cwd() }, 'model:gemma-3-270m');
+    const prompt = 'Spanish: ¿Cómo omito un test?\nEnglish:';
+    const under = [model.continueText(prompt, { maxTokens: 16, stop: '\n' }), model.continueText(prompt, { maxTokens: 16, stop: '\n' })];
+    await new Promise((resolve) => setTimeout(resolve, 50)); // both sent to the child
+    await model.close();
+    // Answered, not left unsettled by a child that could no longer send them; the same text twice.
+    const [a, b] = await Promise.all(under);
+    expect(a).toMatch(/\p{L}/u);
+    expect(b).toBe(a);
+    expect(childrenRunning('textModelChild')).toEqual([]);
+    await expect(model.continueText(prompt, { maxTokens: 4 })).rejects.toThrow(/used after close\(\)/);
+  }, 120_000);
 });
