@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  * - A fault in the model's native code ends the child, not this process: the requests in flight fail
  *   with ModelProcessError, saying so, and the next request starts a new child.
  * - Its work never holds this process's event loop.
- * close() disconnects: the child frees its model and exits.
+ * close() lets the requests in flight be answered, then disconnects: the child frees its model and exits.
  */
 
 // tsx by its own path, and our tsconfig: the child runs wherever cita was started (a bare `tsx` and the
