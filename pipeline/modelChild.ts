@@ -51,5 +51,8 @@ export async function serveModel<Config, Request, Response, Ready>(open: (config
     });
   });
   process.on('disconnect', leave);
+  // Ctrl-C in a terminal signals the whole process group: the parent drains its requests on it (cita serve), and
+  // they need this process; it ends when the parent closes it or leaves (disconnect, above), not on the signal.
+  process.on('SIGINT', () => {});
   await send({ type: 'ready', model: model.ready });
 }

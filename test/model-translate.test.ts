@@ -396,4 +396,20 @@ describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of 
     expect(childrenRunning('textModelChild')).toEqual([]);
     await expect(model.continueText(prompt, { maxTokens: 4 })).rejects.toThrow(/used after close\(\)/);
   }, 120_000);
+
+  it('the child outlives a Ctrl-C (SIGINT to the process group), so a server can drain; it ends when closed', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const { ProcessTextModel } = await import('../pipeline/text/textModelProcess.ts');
+    const model = await ProcessTextModel.create({ model: 'gemma-3-270m', threads: 1, baseDir: process.cwd() }, 'model:gemma-3-270m');
+    const prompt = 'Spanish: ¿Cómo omito un test?\nEnglish:';
+    const first = await model.continueText(prompt, { maxTokens: 16, stop: '\n' });
+    const pid = model.pid!;
+    process.kill(pid, 'SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await model.continueText(prompt, { maxTokens: 16, stop: '\n' })).toBe(first);
+    expect(model.pid).toBe(pid);
+    expect(model.starts).toBe(1);
+    await model.close();
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+  }, 120_000);
 });
