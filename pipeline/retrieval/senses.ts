@@ -97,9 +97,9 @@ export function chooseSenses(words: readonly WordSenses[], context: readonly str
 
 /**
  * The translation with each chosen sense in place of the translator's sense it beat (`retrieval.crossLingual.senses:
- * replace`): the first whole-word occurrence, matched without case, of any of `over` not already put in place; a
- * choice whose translator's sense the translation does not hold (the translator chose another in context) is left
- * to search beside it (`beside`), and so is every choice after a word has been replaced once. Pure.
+ * replace`): the first whole-word occurrence, matched without case, of any of `over` that is not a sense already put
+ * in place; a choice whose translator's sense the translation does not hold (the translator chose another in context)
+ * is left to search beside it (`beside`). Pure.
  */
 export function sensesInPlace(translation: string, choices: readonly SenseChoice[]): { text: string; replaced: { from: string; to: string }[]; beside: string[] } {
   let text = translation;
