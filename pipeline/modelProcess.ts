@@ -66,9 +66,17 @@ export class ModelProcess<Request, Response, Ready> {
     return this.child?.proc.pid;
   }
 
-  /** Starts a child unless one runs; resolves with what it said of its model once that is open. */
-  open(): Promise<Ready> {
-    return (this.child ?? this.spawn()).ready;
+  /**
+   * Starts a child unless one runs; resolves with what it said of its model once that is open. A model that could
+   * not be opened closes this (nothing is left running) and rejects with the child's error.
+   */
+  async open(): Promise<Ready> {
+    try {
+      return await (this.child ?? this.spawn()).ready;
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
   }
 
   async request(request: Request): Promise<Response> {

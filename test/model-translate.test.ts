@@ -381,12 +381,18 @@ describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of 
     expect(() => process.kill(pid!, 0)).toThrow(/ESRCH/);
   }, 120_000);
 
+  /** The text model alone in its own child (not through a translator), and a prompt it continues on one line. */
+  const childModel = async () => {
+    const { ProcessTextModel } = await import('../pipeline/text/textModelProcess.ts');
+    return ProcessTextModel.create({ model: 'gemma-3-270m', threads: 1, baseDir: process.cwd() }, 'model:gemma-3-270m');
+  };
+  const PROMPT = 'Spanish: ¿Cómo omito un test?\nEnglish:';
+  const ONE_LINE = { maxTokens: 16, stop: '\n' };
+
   it('close() answers the continuations under way before it ends the child, and refuses new ones', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
-    const { ProcessTextModel } = await import('../pipeline/text/textModelProcess.ts');
-    const model = await ProcessTextModel.create({ model: 'gemma-3-270m', threads: 1, baseDir: process.cwd() }, 'model:gemma-3-270m');
-    const prompt = 'Spanish: ¿Cómo omito un test?\nEnglish:';
-    const under = [model.continueText(prompt, { maxTokens: 16, stop: '\n' }), model.continueText(prompt, { maxTokens: 16, stop: '\n' })];
+    const model = await childModel();
+    const under = [model.continueText(PROMPT, ONE_LINE), model.continueText(PROMPT, ONE_LINE)];
     await new Promise((resolve) => setTimeout(resolve, 50)); // both sent to the child
     await model.close();
     // Answered, not left unsettled by a child that could no longer send them; the same text twice.
@@ -394,19 +400,17 @@ describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of 
     expect(a).toMatch(/\p{L}/u);
     expect(b).toBe(a);
     expect(childrenRunning('textModelChild')).toEqual([]);
-    await expect(model.continueText(prompt, { maxTokens: 4 })).rejects.toThrow(/used after close\(\)/);
+    await expect(model.continueText(PROMPT, { maxTokens: 4 })).rejects.toThrow(/used after close\(\)/);
   }, 120_000);
 
   it('the child outlives a Ctrl-C (SIGINT to the process group), so a server can drain; it ends when closed', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
-    const { ProcessTextModel } = await import('../pipeline/text/textModelProcess.ts');
-    const model = await ProcessTextModel.create({ model: 'gemma-3-270m', threads: 1, baseDir: process.cwd() }, 'model:gemma-3-270m');
-    const prompt = 'Spanish: ¿Cómo omito un test?\nEnglish:';
-    const first = await model.continueText(prompt, { maxTokens: 16, stop: '\n' });
+    const model = await childModel();
+    const first = await model.continueText(PROMPT, ONE_LINE);
     const pid = model.pid!;
     process.kill(pid, 'SIGINT');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await model.continueText(prompt, { maxTokens: 16, stop: '\n' })).toBe(first);
+    expect(await model.continueText(PROMPT, ONE_LINE)).toBe(first);
     expect(model.pid).toBe(pid);
     expect(model.starts).toBe(1);
     await model.close();

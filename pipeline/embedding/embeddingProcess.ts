@@ -56,12 +56,7 @@ export class ProcessEmbedder implements Embedder {
 
   static async create(config: ChildConfig, counter: TokenCounter): Promise<ProcessEmbedder> {
     const e = new ProcessEmbedder(config, counter);
-    try {
-      ({ dims: e.dims, id: e.id, window: e.window } = await e.process.open());
-    } catch (err) {
-      await e.close();
-      throw err;
-    }
+    ({ dims: e.dims, id: e.id, window: e.window } = await e.process.open());
     return e;
   }
 

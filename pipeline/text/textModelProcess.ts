@@ -40,12 +40,7 @@ export class ProcessTextModel implements TextModel {
   /** Starts the child and waits for its model to be open (as `openLocalModel` waits for the load); `name` is how errors begin. */
   static async create(config: TextModelChildConfig, name: string): Promise<ProcessTextModel> {
     const m = new ProcessTextModel(config, name);
-    try {
-      ({ id: m.id, backend: m.backend } = await m.process.open());
-    } catch (err) {
-      await m.close();
-      throw err;
-    }
+    ({ id: m.id, backend: m.backend } = await m.process.open());
     return m;
   }
 
