@@ -101,14 +101,14 @@ describe('disambiguatedSenses', () => {
 
   it('translates each word with lexicon senses alone, and searches the sense the docs prefer', async () => {
     const t = translator({ plantillas: 'Staff' });
-    expect(await disambiguatedSenses('¿Qué plantillas se han renderizado?', 'Which staff have rendered?', 'es', 'en', { lexicon, translator: t, store, minProbability: 0.3 })).toEqual(['template']);
+    expect(await disambiguatedSenses('¿Qué plantillas se han renderizado?', 'Which staff have rendered?', 'es', 'en', { lexicon, translator: t, store, minProbability: 0.3 })).toEqual([{ sense: 'template', over: ['staff'] }]);
     expect(t.calls).toEqual(['plantillas']);
   });
 
   it('reads a word’s translation alone from the lexicon when setup recorded it', async () => {
     const t = translator({});
     const recorded = { ...lexicon, alone: { by: 'apertium 1', words: { plantillas: ['staff'] } } };
-    expect(await disambiguatedSenses('¿Qué plantillas se han renderizado?', 'Which staff have rendered?', 'es', 'en', { lexicon: recorded, translator: t, store, minProbability: 0.3 })).toEqual(['template']);
+    expect(await disambiguatedSenses('¿Qué plantillas se han renderizado?', 'Which staff have rendered?', 'es', 'en', { lexicon: recorded, translator: t, store, minProbability: 0.3 })).toEqual([{ sense: 'template', over: ['staff'] }]);
     expect(t.calls).toEqual([]);
   });
 });

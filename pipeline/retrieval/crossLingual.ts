@@ -7,7 +7,7 @@ import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
 import { docsCompounds } from './compounds.ts';
-import { disambiguatedChoices, sensesInPlace } from './senses.ts';
+import { disambiguatedSenses, sensesInPlace } from './senses.ts';
 
 /**
  * Cross-lingual search (DESIGN lesson 6): a question in another language than the corpus is
@@ -93,7 +93,7 @@ async function apertiumTranslation(
       return { ...base, text, ...(alternatives ? { alternatives } : {}), warning: `${why}: the translation is searched alone` };
     }
     const deps = { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY };
-    const choices = disambiguate ? await disambiguatedChoices(question, text, language, to, deps) : undefined;
+    const choices = disambiguate ? await disambiguatedSenses(question, text, language, to, deps) : undefined;
     const inPlace = choices && config.retrieval.crossLingual.senses === 'replace' ? sensesInPlace(text, choices) : undefined;
     const senses = inPlace ? inPlace.beside : choices ? choices.map((c) => c.sense) : alternatives;
     const phrases = compounds ? await docsCompounds(question, language, to, deps) : [];

@@ -163,17 +163,13 @@ export interface SenseDeps {
 }
 
 /**
- * The lexicon senses to search beside `translation` for a question asked in `from`, chosen by their
- * co-occurrence in the docs collection (prose, where the question's words keep company; none when it
- * is empty: no word is in it). Two `matchCounts` requests; each word translated alone as setup recorded it in the
- * lexicon, or by the translator when it did not (a word found by its stem).
+ * The lexicon senses the docs prefer for a question asked in `from`, each with the translator's senses it beat
+ * (searched beside `translation`, or put in its place: `sensesInPlace`), chosen by their co-occurrence in the docs
+ * collection (prose, where the question's words keep company; none when it is empty: no word is in it). Two
+ * `matchCounts` requests; each word translated alone as setup recorded it in the lexicon, or by the translator when
+ * it did not (a word found by its stem).
  */
-export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<string[]> {
-  return (await disambiguatedChoices(question, translation, from, to, deps)).map((c) => c.sense);
-}
-
-/** `disambiguatedSenses` with the translator's senses each one beat (for `sensesInPlace`). */
-export async function disambiguatedChoices(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<SenseChoice[]> {
+export async function disambiguatedSenses(question: string, translation: string, from: Language, to: Language, deps: SenseDeps): Promise<SenseChoice[]> {
   const words: WordSenses[] = [];
   for (const word of contentWords(question, from)) {
     if (sensesOf(deps.lexicon, word, deps.minProbability).length === 0) continue;
