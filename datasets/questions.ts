@@ -57,11 +57,29 @@ export interface DatasetSpec {
   format: DatasetFormat;
 }
 
+/**
+ * How the questions are typed: `as-written` (the file's text), or `unaccented`, as a user without accent
+ * keys types them (`unaccentedText`): whether a question is served as well either way (#15).
+ */
+export type Typing = 'as-written' | 'unaccented';
+
+/** `text` typed without accents: no acute accent or diaeresis on a vowel, no `¿` or `¡` (`ñ` kept: it has its own key). Pure. */
+export function unaccentedText(text: string): string {
+  return text
+    .replace(/[¿¡]/g, '')
+    .normalize('NFD')
+    .replace(/([aeiouAEIOU])[\u0301\u0308]/g, '$1')
+    .normalize('NFC');
+}
+
 export interface LoadedDataset {
   name: string;
   /** As configured (relative to the project root when it was). */
   path: string;
+  /** Of the file's bytes, and of the typing when the questions are not as written (results cached per dataset never mix the two). */
   sha256: string;
+  /** Present when the questions are not as written. */
+  typed?: Exclude<Typing, 'as-written'>;
   questions: EvalQuestion[];
 }
 
@@ -127,7 +145,7 @@ function fromCodeQa(r: z.infer<typeof codeQaRecord>): EvalRecord {
 }
 
 /** Loads and validates one dataset; errors name the file, the line and the field. */
-export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
+export function loadDataset(spec: DatasetSpec, root: string, typing: Typing = 'as-written'): LoadedDataset {
   const file = path.resolve(root, spec.path);
   if (!fs.existsSync(file)) throw new UserError(`dataset ${spec.name}: ${file} does not exist`);
   const bytes = fs.readFileSync(file);
@@ -149,18 +167,22 @@ export function loadDataset(spec: DatasetSpec, root: string): LoadedDataset {
     if (seen.has(r.id)) throw new UserError(`dataset ${spec.name}: ${file}: id "${r.id}" appears twice`);
     seen.add(r.id);
   }
+  const hash = crypto.createHash('sha256').update(bytes);
+  if (typing !== 'as-written') hash.update(`\0typed:${typing}`);
+  const typed = (r: EvalRecord) => (typing === 'unaccented' ? { ...r, question: unaccentedText(r.question) } : r);
   return {
     name: spec.name,
     path: spec.path,
-    sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
-    questions: records.map((r) => ({ ...r, dataset: spec.name, ...(r.reference ? { referenceKind: spec.format === 'cita' ? ('quote' as const) : ('answer' as const) } : {}) })),
+    sha256: hash.digest('hex'),
+    ...(typing !== 'as-written' ? { typed: typing } : {}),
+    questions: records.map((r) => ({ ...typed(r), dataset: spec.name, ...(r.reference ? { referenceKind: spec.format === 'cita' ? ('quote' as const) : ('answer' as const) } : {}) })),
   };
 }
 
 /** Every configured dataset; question ids must be unique across them (A/B pairs questions by id). */
-export function loadDatasets(specs: DatasetSpec[], root: string): LoadedDataset[] {
+export function loadDatasets(specs: DatasetSpec[], root: string, typing: Typing = 'as-written'): LoadedDataset[] {
   if (specs.length === 0) throw new UserError('no evaluation datasets: add eval.datasets to the instance config (see datasets/README.md)');
-  const sets = specs.map((s) => loadDataset(s, root));
+  const sets = specs.map((s) => loadDataset(s, root, typing));
   const owner = new Map<string, string>();
   for (const d of sets)
     for (const q of d.questions) {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
+import { loadDatasets, type EvalQuestion, type Typing } from '../datasets/questions.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import { UserError } from '../pipeline/errors.ts';
 import type { StatsOptions } from './aggregate.ts';
@@ -27,6 +27,8 @@ export interface EvaluateOptions {
   /** Only questions of this split (`dev` to develop on, `test` held out); questions without one are kept. */
   split?: 'dev' | 'test';
   limit?: number;
+  /** The questions as written (default), or typed without accents (datasets/questions.ts). */
+  typed?: Typing;
   argv: string[];
   log: (message: string) => void;
   /** How A and B share the machine; `interleaved` by default (see eval/interleave.ts). */
@@ -55,7 +57,7 @@ export const DEFAULT_WARMUP = 3;
 export async function evaluate(options: EvaluateOptions): Promise<Report> {
   const { root, instance } = options;
   const { config } = loadConfig(instance, { root, overlays: options.a.overlays, overrides: options.a.overrides });
-  const datasets = loadDatasets(config.eval.datasets, root).filter((d) => !options.datasets?.length || options.datasets.includes(d.name));
+  const datasets = loadDatasets(config.eval.datasets, root, options.typed).filter((d) => !options.datasets?.length || options.datasets.includes(d.name));
   if (options.datasets?.length && datasets.length === 0)
     throw new UserError(`no dataset named ${options.datasets.join(', ')} (configured: ${config.eval.datasets.map((d) => d.name).join(', ')})`);
   const questions: EvalQuestion[] = datasets.flatMap((d) =>
@@ -134,7 +136,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Report> {
         createdAt: new Date().toISOString(),
         git: gitState(root),
         instance,
-        datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length })),
+        datasets: datasets.map((d) => ({ name: d.name, path: d.path, sha256: d.sha256, records: d.questions.length, ...(d.typed ? { typed: d.typed } : {}) })),
         node: process.version,
         stats: { seed: stats.seed, bootstrap: stats.bootstrap, permutations: stats.permutations, primary, minEffect: config.eval.minEffect },
         timing: { order, warmup, ...(concurrency > 1 ? { concurrency } : {}), ...(repeat > 1 ? { repeat } : {}) },

@@ -8,8 +8,8 @@ import type { QuestionResult } from './report/types.ts';
  * Per-question results kept between runs (#13 item 9), so an A/B does not re-run A and a run cut
  * short resumes where it stopped. A result is reused only when everything that makes it is the
  * same: the resolved config (its hash), the index (store location and generation), the model,
- * generator and judge ids, the dataset file's sha256, and the code (every tracked file but reports
- * and Markdown, as it is in the working tree). Anything else different is a different key, so a stale result cannot
+ * generator and judge ids, the dataset file's sha256, and the code (every file git tracks or would
+ * add, but reports and Markdown, as it is in the working tree). Anything else different is a different key, so a stale result cannot
  * be served; outside a git checkout the code cannot be identified and nothing is cached.
  *
  * One JSON Lines file per key under the cache directory, appended after each question, so nothing
@@ -24,9 +24,10 @@ import type { QuestionResult } from './report/types.ts';
 const NOT_CODE = [':(exclude)reports', ':(exclude)*.md'];
 
 /**
- * The code the results come from: the blob ids of the tracked files (as staged) and any unstaged
- * change to them, reports and Markdown left out — so committing a report or editing the README
- * keeps the cache, and any change to code or config does not. Undefined outside git.
+ * The code the results come from: the blob ids of the tracked files (as staged), any unstaged
+ * change to them, and the files not yet added (a new module under development; those git ignores
+ * are not code), reports and Markdown left out — so committing a report or editing the README keeps
+ * the cache, and any change to code or config does not. Undefined outside git.
  */
 export function codeVersion(root: string): string | undefined {
   try {
@@ -34,6 +35,12 @@ export function codeVersion(root: string): string | undefined {
     const hash = crypto.createHash('sha256');
     hash.update(git(['ls-files', '-s', '--', '.', ...NOT_CODE]));
     hash.update(git(['diff', '--binary', '--', '.', ...NOT_CODE]));
+    const untracked = git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', ...NOT_CODE]).toString('utf8').split('\0').filter((f) => f !== '');
+    for (const file of untracked.sort()) {
+      const full = path.join(root, file);
+      hash.update(`\0${file}\0`);
+      if (fs.statSync(full, { throwIfNoEntry: false })?.isFile()) hash.update(fs.readFileSync(full));
+    }
     return hash.digest('hex').slice(0, 16);
   } catch {
     return undefined;

@@ -235,6 +235,7 @@ export async function summarizeRun(target: EvalTarget, questions: EvalQuestion[]
 /** A translation as the report keeps it (`QuestionResult.translation`). */
 function reportedTranslation(t: Translation): NonNullable<QuestionResult['translation']> {
   return {
+    ...(t.accents ? { accented: t.accents.text } : {}),
     ...(t.text !== undefined ? { text: t.text } : {}),
     ...(t.alternatives?.length ? { alternatives: t.alternatives } : {}),
     ...(t.rendering?.text !== undefined ? { rendering: t.rendering.text } : {}),

@@ -96,6 +96,26 @@ describe('evaluation result cache', () => {
     expect((await run()).calls).toEqual([]);
   });
 
+  it('runs afresh when a file not yet added to git changes (a new module), not for one git ignores', async () => {
+    const before = codeVersion(p.dir)!;
+    const module = path.join(p.dir, 'new-module.ts');
+    fs.writeFileSync(module, 'export const x = 1;\n');
+    try {
+      const added = codeVersion(p.dir)!;
+      expect(added).not.toBe(before);
+      fs.writeFileSync(module, 'export const x = 2;\n');
+      const edited = codeVersion(p.dir)!;
+      expect(edited).not.toBe(added);
+      fs.appendFileSync(path.join(p.dir, '.git/info/exclude'), 'scratch.log\n');
+      fs.writeFileSync(path.join(p.dir, 'scratch.log'), 'ignored\n');
+      expect(codeVersion(p.dir)).toBe(edited);
+    } finally {
+      fs.rmSync(module);
+      fs.rmSync(path.join(p.dir, 'scratch.log'));
+    }
+    expect(codeVersion(p.dir)).toBe(before);
+  });
+
   it('keeps the cache across commits of reports and prose', async () => {
     const before = codeVersion(p.dir)!;
     fs.mkdirSync(path.join(p.dir, 'reports'), { recursive: true });

@@ -201,6 +201,22 @@ describe('cita eval', () => {
     expect(bad.stderr).toMatch(/bad\.yaml:2: fusion\.method/);
   });
 
+  it('--typed unaccented asks the questions as typed without accents, and puts the accents back before translating', () => {
+    const r = cita(p, ['eval', 'demo', '--typed', 'unaccented', '--lang', 'es', '--name', 'unaccented']);
+    expect(r.code).toBe(0);
+    const rep = report('unaccented');
+    const bytes = fs.readFileSync(path.join(p.dir, 'datasets/demo.jsonl'));
+    // Its own dataset hash, so results cached for the questions as written are never reused for these.
+    expect(rep.meta.datasets[0]).toMatchObject({ name: 'demo', typed: 'unaccented', records: 8 });
+    expect(rep.meta.datasets[0]!.sha256).not.toBe(crypto.createHash('sha256').update(bytes).digest('hex'));
+    expect(fs.readFileSync(path.join(p.dir, 'reports/unaccented.md'), 'utf8')).toContain('demo (typed unaccented)');
+    const qs = rep.runs[0]!.questions;
+    expect(qs.map((q) => q.question)).toEqual(['Como omito un test en Windows?', 'Como instalo widgets?', 'Donde se informa de los tests omitidos?', 'Que funcion lee un fichero de configuracion JSON?']);
+    // The translator got them with their accents back (`retrieval.crossLingual.accents: restore`, the default).
+    expect(qs.map((q) => q.translation?.accented)).toEqual(['Cómo omito un test en Windows?', 'Cómo instalo widgets?', 'Dónde se informa de los tests omitidos?', 'Qué función lee un fichero de configuración JSON?']);
+    expect(cita(p, ['eval', 'demo', '--typed', 'as-typed']).stderr).toMatch(/--typed.*expected as-written or unaccented/);
+  });
+
   it('nightly passes against its own baseline and fails on a significant regression', () => {
     const base = nightly('--update-baseline', ...NIGHTLY_DATA);
     expect(base.code).toBe(0);

@@ -195,6 +195,10 @@ describe('detectLanguage', () => {
     ['omitir una función', 'es', 'language es: letter "ó"'],
     ['donde esta el test', 'es', 'language es: words "donde", "esta", "el"'],
     ['la incidencia 42 sigue abierta', 'es', 'language es: words "la", "incidencia"'],
+    // Typed without accents or `¿`, and short.
+    ['Donde pongo conftest.py?', 'es', 'language es: opens with "donde"'],
+    ['como instalo pytest', 'es', 'language es: opens with "como"'],
+    ['Puedo usar pytest con unittest?', 'es', 'language es: words "puedo", "usar", "con"'],
     ['How do I skip a test?', 'en', 'language en: no Spanish marks, letters or words'],
     ['Is there a con to using xdist?', 'en', 'language en: no Spanish marks, letters or words'],
     ['What does `en_es` mean in https://example.com/es/en/?', 'en', 'language en: no Spanish marks, letters or words'],

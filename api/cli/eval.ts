@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Typing } from '../../datasets/questions.ts';
 import { findRoot } from '../../pipeline/config/load.ts';
 import { collect } from './options.ts';
 
@@ -36,6 +37,11 @@ function split(v: string): 'dev' | 'test' {
   return v;
 }
 
+function typed(v: string): Typing {
+  if (v !== 'as-written' && v !== 'unaccented') throw new InvalidArgumentError('expected as-written or unaccented');
+  return v;
+}
+
 interface EvalOptions {
   config: string[];
   vs: string[];
@@ -45,6 +51,7 @@ interface EvalOptions {
   dataset: string[];
   split?: 'dev' | 'test';
   limit?: number;
+  typed: Typing;
   order: 'interleaved' | 'sequential';
   warmup?: number;
   out: string;
@@ -69,6 +76,7 @@ export function registerEval(program: Command): void {
     .option('--dataset <name>', 'only this dataset of eval.datasets (repeatable)', collect, [])
     .option('--split <dev|test>', 'only questions of this split (datasets that mark one); others are kept', split)
     .option('--limit <n>', 'only the first n questions of each dataset', limit)
+    .option('--typed <as-written|unaccented>', 'the questions as written, or typed without accents (no á é í ó ú ü ¿ ¡; ñ kept), as on a keyboard without them', typed, 'as-written')
     .option('--order <interleaved|sequential>', 'A/B: per question A and B back to back, alternating which goes first (default), or all of A then all of B', order, 'interleaved')
     .option('--warmup <n>', 'questions run per config before the timed ones, not counted (default 3)', count)
     .option('--out <dir>', 'where the reports go', 'reports')
@@ -92,6 +100,7 @@ export function registerEval(program: Command): void {
         datasets: opts.dataset,
         ...(opts.split ? { split: opts.split } : {}),
         limit: opts.limit,
+        typed: opts.typed,
         order: opts.order,
         ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
         cache: opts.cache,

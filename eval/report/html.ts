@@ -320,7 +320,7 @@ function reproducibility(report: Report): string {
   const datasets: Table = {
     head: ['dataset', 'sha256', 'records', 'path'],
     align: ['left', 'left', 'right', 'left'],
-    rows: m.datasets.map((d) => ({ cells: [d.name, shortHash(d.sha256), String(d.records), d.path] })),
+    rows: m.datasets.map((d) => ({ cells: [d.typed ? `${d.name} (typed ${d.typed})` : d.name, shortHash(d.sha256), String(d.records), d.path] })),
   };
   return [
     '<section class="repro">',

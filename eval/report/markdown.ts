@@ -110,7 +110,7 @@ function reproducibility(report: Report): string[] {
       head: ['dataset', 'sha256', 'records', 'path'],
       align: ['left', 'left', 'right', 'left'],
       rows: m.datasets.map((d) => ({
-        cells: [d.name, code(shortHash(d.sha256)), String(d.records), code(d.path)],
+        cells: [d.typed ? `${d.name} (typed ${d.typed})` : d.name, code(shortHash(d.sha256)), String(d.records), code(d.path)],
       })),
     }),
     '',

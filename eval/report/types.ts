@@ -51,11 +51,11 @@ export interface QuestionResult {
   metrics: MetricValues;
   route: { top: Collection; weights: Record<Collection, number> };
   /**
-   * A question asked in another language than the corpus: what it was searched with (the translator's text, the senses
-   * beside it, the language model's rendering), so that two runs whose rankings differ can be told apart by their
+   * A question asked in another language than the corpus: what it was searched with (the question with the accents
+   * it was typed without put back, the translator's text, the senses beside it, the language model's rendering), so that two runs whose rankings differ can be told apart by their
    * translations (the rendering is the one step whose arithmetic depends on the CPU). Absent in reports made before it.
    */
-  translation?: { text?: string; alternatives?: string[]; rendering?: string; error?: string; renderingError?: string };
+  translation?: { accented?: string; text?: string; alternatives?: string[]; rendering?: string; error?: string; renderingError?: string };
   /** Context blocks per collection after fusion (lookups included). */
   slots: Record<Collection, number>;
   /** The distinct files of `ask()`'s ranking (RANK_DEPTH chunks deep), in order: what the metrics at k and the TREC run score. */
@@ -306,6 +306,8 @@ export interface DatasetInfo {
   path: string;
   sha256: string;
   records: number;
+  /** The questions typed otherwise than written (`cita eval --typed unaccented`); absent when as written. */
+  typed?: 'unaccented';
 }
 
 export interface ReportMeta {

@@ -245,6 +245,10 @@ export const configSchema = z
             // docs questions of five repositories, Spanish file Recall@5 dev 80.8 → 84.7, held out 82.8 → 85.6,
             // answered right held out 82.8 → 86.2, English untouched (README, Languages).
             model: z.enum(['none', 'dense', 'both']).default('dense'),
+            // A Spanish question typed without its accents (`como salto un test si no esta instalada una libreria`) has
+            // them put back before it is translated (`restore`; pipeline/text/accents.ts), from what the translator's
+            // analyser knows; `as-asked`: translated as typed.
+            accents: z.enum(['restore', 'as-asked']).default('restore'),
           })
           .strict()
           .prefault({}),

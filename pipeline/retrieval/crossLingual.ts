@@ -3,6 +3,7 @@ import { findRoot } from '../config/load.ts';
 import type { CitaConfig } from '../config/schema.ts';
 import type { Purpose } from '../instance.ts';
 import type { Store } from '../store/store.ts';
+import { restoreAccents, wordsToAnalyse, type RestoredAccents } from '../text/accents.ts';
 import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
@@ -35,6 +36,11 @@ export interface Translation {
    * nothing when the question is too long for it, or `error` when it could not run (the question is still searched).
    */
   rendering?: { by: string; text?: string; error?: string };
+  /**
+   * The question with the accents it was typed without put back (`retrieval.crossLingual.accents: restore`,
+   * ../text/accents.ts), present when some were: what both translators translated and the dense side embeds.
+   */
+  accents?: RestoredAccents;
   error?: string;
   /** Why the translation is searched alone though `disambiguated` is set (no lexicon, no store). */
   warning?: string;
@@ -59,14 +65,34 @@ export async function translateQuestion(
   if (!t) return undefined;
   const to = config.languages.corpus;
   const model = config.retrieval.crossLingual.model === 'none' ? undefined : (modelTranslator ?? modelTranslatorFor(config.languages.modelTranslator));
-  const [translation, rendering] = await Promise.all([
-    apertiumTranslation(config, question, language, to, t, store),
-    model?.translate(question, language, to).then(
+  const accents = config.retrieval.crossLingual.accents === 'restore' ? await restoredAccents(question, language, to, t) : undefined;
+  const asked = accents?.text ?? question;
+  const [apertium, rendering] = await Promise.all([
+    apertiumTranslation(config, asked, language, to, t, store),
+    model?.translate(asked, language, to).then(
       (text) => ({ by: model.id, ...(text !== undefined ? { text } : {}) }),
       (err: unknown) => ({ by: model.id, error: (err as Error).message }),
     ),
   ]);
+  const translation = accents ? { ...apertium, accents } : apertium;
   return rendering ? { ...translation, rendering } : translation;
+}
+
+/**
+ * The question with its accents put back, when it is Spanish, the translator can analyse its words and
+ * some were missing; else undefined. A failing analyser leaves the question as typed (the translation
+ * that follows reports the translator's fault, if it is one).
+ */
+async function restoredAccents(question: string, language: Language, to: Language, t: Translator): Promise<RestoredAccents | undefined> {
+  if (language !== 'es' || !t.analyse) return undefined;
+  const words = wordsToAnalyse(question);
+  if (words.length === 0) return undefined;
+  try {
+    const restored = restoreAccents(question, await t.analyse(words, language, to));
+    return restored.restored.length > 0 ? restored : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function apertiumTranslation(
@@ -128,9 +154,13 @@ export function withoutModelTranslation<C extends Pick<CitaConfig, 'retrieval'>>
 /** A lexicon sense below this probability is not a candidate (the research tool's default, eval/lexiconRetrieval.ts). */
 const SENSE_MIN_PROBABILITY = 0.3;
 
-/** What a translation's senses add to the lines that report it (`ask`'s route, `cita search`): the senses searched, or why none were. */
+/**
+ * What a translation adds to the line that reports it (`ask`'s route, `cita search`): the accents put
+ * back, the senses searched (or why none were), the language model's rendering.
+ */
 export function sensesNotes(translation: Translation, crossLingual: Pick<CitaConfig['retrieval']['crossLingual'], 'bm25'>): string[] {
   return [
+    ...(translation.accents ? [`accents put back before translating: ${translation.accents.restored.map((r) => `${r.from} → ${r.to}`).join(', ')}`] : []),
     ...(translation.replaced?.length ? [`senses the docs prefer, put in place of the translator's: ${translation.replaced.map((r) => `${r.from} → ${r.to}`).join(', ')}`] : []),
     ...(crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length ? [`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`] : []),
     ...(translation.phrases?.length ? [`compounds the docs use, searched as phrases: ${translation.phrases.join(', ')}`] : []),
@@ -165,13 +195,15 @@ export interface QueryPlan {
 export function searchPlan(
   question: string,
   hop: string,
-  translated: Pick<Translation, 'text' | 'alternatives' | 'phrases' | 'rendering'> | undefined,
+  translated: Pick<Translation, 'text' | 'alternatives' | 'phrases' | 'rendering' | 'accents'> | undefined,
   crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both'; model?: 'none' | 'dense' | 'both' },
 ): { question: QueryPlan; hop?: QueryPlan } {
   const { text: translation, alternatives = [], phrases = [] } = translated ?? {};
   const rendering = translated?.rendering?.text;
+  // The question as it should have been typed, when its accents were put back.
+  const asked = translated?.accents?.text ?? question;
   const pick = (mode: 'translated' | 'original' | 'both'): string[] =>
-    translation === undefined || translation === question || mode === 'original' ? [question] : mode === 'translated' ? [translation] : [question, translation];
+    translation === undefined || translation === asked || mode === 'original' ? [asked] : mode === 'translated' ? [translation] : [asked, translation];
   const adds = crossLingual.bm25 === 'expanded' || crossLingual.bm25 === 'disambiguated';
   let bm25 = pick(adds ? 'translated' : (crossLingual.bm25 as 'translated' | 'original' | 'both')).join('\n');
   if (adds && translation !== undefined) {
@@ -181,7 +213,7 @@ export function searchPlan(
     if (extra.length) bm25 += `\n${extra.join(' ')}`;
   }
   // The model's translation joins the texts the dense side averages (and, with `both`, BM25's), never replaces them.
-  const model = translation !== undefined && rendering !== undefined && rendering !== question ? (crossLingual.model ?? 'none') : 'none';
+  const model = translation !== undefined && rendering !== undefined && rendering !== asked ? (crossLingual.model ?? 'none') : 'none';
   const dense = pick(crossLingual.dense);
   if (model !== 'none' && !dense.includes(rendering!)) dense.push(rendering!);
   if (model === 'both') bm25 += `\n${rendering}`;

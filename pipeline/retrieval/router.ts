@@ -323,14 +323,26 @@ const SPANISH_VOCABULARY = [
   'incidencia', 'incidencias', 'funcion', 'funciones', 'clase', 'clases', 'metodo', 'metodos', 'modulo', 'modulos',
   'atributo', 'atributos', 'decorador', 'decoradores', 'configurar', 'instalar', 'ejemplo', 'ejemplos', 'guia',
   'documentacion', 'uso', 'fallo', 'fallos', 'falla', 'fallan', 'excepcion', 'errores', 'hace', 'prueba', 'pruebas',
+  // Common in questions and no English word: `puedo usar pytest con unittest?` has one function word.
+  'puedo', 'puede', 'pueden', 'quiero', 'tengo', 'necesito', 'hago', 'hacer', 'usar', 'ejecutar', 'cambiar', 'sirve',
+  'funciona', 'pero', 'cada', 'mismo', 'desde', 'tambien', 'este', 'esto', 'estos', 'nada', 'algo', 'siempre', 'nunca', 'muy',
 ];
+/**
+ * Interrogatives only Spanish has, accents or not: a question that opens with one is Spanish
+ * however short (`como instalo pytest`, `Donde pongo conftest.py?`).
+ */
+const SPANISH_OPENERS = new Set([
+  'como', 'cómo', 'donde', 'dónde', 'adonde', 'adónde', 'cuando', 'cuándo', 'cual', 'cuál', 'cuales', 'cuáles',
+  'quien', 'quién', 'quienes', 'quiénes', 'cuanto', 'cuánto', 'cuanta', 'cuánta', 'cuantos', 'cuántos', 'cuantas', 'cuántas',
+  'que', 'qué', 'porque',
+]);
 const SPANISH_WORDS = new Set([...SPANISH_FUNCTION_WORDS, ...SPANISH_VOCABULARY]);
 const SPANISH_LETTERS = /[áéíóúñü]/iu;
 
 /**
- * Spanish if the question has `¿` or `¡`, a letter typical of Spanish (á é í ó ú ñ ü), or two
- * different Spanish words (function words, or the rules' own Spanish vocabulary); otherwise
- * English. Code spans and URLs are ignored (`en` in a URL path, `es` as a variable name).
+ * Spanish if the question has `¿` or `¡`, a letter typical of Spanish (á é í ó ú ñ ü), opens with
+ * an interrogative only Spanish has, or holds two different Spanish words (function words, or the
+ * rules' own Spanish vocabulary); otherwise English. Code spans and URLs are ignored (`en` in a URL path, `es` as a variable name).
  * Known gap: an English question with a borrowed word (`café`) reads as Spanish.
  */
 export function detectLanguage(question: string): { language: 'en' | 'es'; reason: string } {
@@ -339,8 +351,10 @@ export function detectLanguage(question: string): { language: 'en' | 'es'; reaso
   if (mark) return { language: 'es', reason: `language es: "${mark[0]}"` };
   const letter = text.match(SPANISH_LETTERS);
   if (letter) return { language: 'es', reason: `language es: letter "${letter[0]}"` };
-  const fn = [...new Set((text.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => SPANISH_WORDS.has(w)))];
+  const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
+  const fn = [...new Set(words.filter((w) => SPANISH_WORDS.has(w)))];
   if (fn.length >= 2) return { language: 'es', reason: `language es: words ${fn.map((w) => `"${w}"`).join(', ')}` };
+  if (words[0] !== undefined && SPANISH_OPENERS.has(words[0])) return { language: 'es', reason: `language es: opens with "${words[0]}"` };
   return { language: 'en', reason: 'language en: no Spanish marks, letters or words' };
 }
 

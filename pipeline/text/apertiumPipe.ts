@@ -23,17 +23,22 @@ export class ApertiumPipe {
     private readonly timeoutMs: number,
   ) {}
 
-  /** The pipeline of `<modesDir>/<mode>.mode`, or undefined when this Apertium cannot give one (then run `apertium` per text). */
-  static async open(modesDir: string, mode: string, timeoutMs: number): Promise<ApertiumPipe | undefined> {
+  /**
+   * The pipeline of `<modesDir>/<mode>.mode`, or undefined when this Apertium cannot give one (then run
+   * `apertium` per text). `analyser`: its first stage alone, the source language's morphological analyser.
+   */
+  static async open(modesDir: string, mode: string, timeoutMs: number, part: 'translation' | 'analyser' = 'translation'): Promise<ApertiumPipe | undefined> {
     try {
       const { stdout } = await promisify(execFile)('apertium-wblank-mode', ['-z', path.join(modesDir, `${mode}.mode`)], { timeout: timeoutMs });
-      return stdout.trim() ? new ApertiumPipe(stdout.trim(), `apertium ${mode}`, timeoutMs) : undefined;
+      const stages = part === 'analyser' ? (stdout.split('|')[0] ?? '') : stdout;
+      if (part === 'analyser' && !/^\s*lt-proc\b/.test(stages)) return undefined;
+      return stages.trim() ? new ApertiumPipe(stages.trim(), `apertium ${mode}${part === 'analyser' ? ' (analysis)' : ''}`, timeoutMs) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  /** The translation of `stream` (Apertium's stream format, `-f none`). */
+  /** The pipeline's output for `stream` (Apertium's stream format, `-f none`): the translation, or the analyses. */
   translate(stream: string): Promise<string> {
     const proc = this.proc ?? this.start();
     return new Promise((resolve, reject) => {

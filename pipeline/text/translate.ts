@@ -24,6 +24,22 @@ export interface Translator {
    * exit, output, departure), before a translation picks one: query expansion for word matching.
    */
   alternatives?(text: string, from: Language, to: Language): Promise<string[]>;
+  /**
+   * The source language's morphological analyses of each word (`lanzo` → `lanzar<vblex><pri><p1><sg>`),
+   * none for a word the analyser does not know: what restoring a question's accents reads (./accents.ts).
+   */
+  analyse?(words: readonly string[], from: Language, to: Language): Promise<Map<string, string[]>>;
+}
+
+/** Apertium's morphological analysis (`lt-proc` output, one word per line): word → its analyses, none when unknown (`*foo`). Pure. */
+export function parseAnalyses(output: string): Map<string, string[]> {
+  const analyses = new Map<string, string[]>();
+  for (const m of output.matchAll(/\^((?:\\.|[^$\\])*)\$/g)) {
+    const [surface, ...readings] = m[1]!.split('/');
+    const word = surface!.replace(/\\(.)/g, '$1');
+    analyses.set(word, readings.filter((r) => !r.startsWith('*')));
+  }
+  return analyses;
 }
 
 /**
@@ -134,6 +150,9 @@ export interface ApertiumOptions {
   cacheSize?: number;
 }
 
+/** Words whose analyses are kept in memory. */
+const ANALYSES_KEPT = 20_000;
+
 /** Failures of the running pipeline after which texts are translated by one `apertium` each. */
 const PIPE_FAILURES = 3;
 
@@ -148,8 +167,11 @@ export class ApertiumTranslator implements Translator {
   private readonly timeoutMs: number;
   private readonly cacheSize: number;
   private readonly cache = new Map<string, string>();
+  /** Morphological analyses by mode and word (a question's candidate spellings: a few dozen words each). */
+  private readonly analyses = new Map<string, string[]>();
   private readonly modesDir: string;
   private readonly pipes = new Map<string, Promise<ApertiumPipe | undefined>>();
+  private readonly analysers = new Map<string, Promise<ApertiumPipe | undefined>>();
   private pipeFailures = 0;
 
   constructor(options: ApertiumOptions = {}) {
@@ -187,22 +209,59 @@ export class ApertiumTranslator implements Translator {
     return [...new Set(parseBilingual(out).flat().map((t) => t.toLowerCase()))];
   }
 
+  async analyse(words: readonly string[], from: Language, to: Language): Promise<Map<string, string[]>> {
+    const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
+    const plain = [...new Set(words.filter((w) => /^[\p{L}]+$/u.test(w)))];
+    const missing = plain.filter((w) => !this.analyses.has(`${mode}\u0000${w}`));
+    if (missing.length > 0) {
+      // One word per line, so none joins another into a multiword.
+      const parsed = parseAnalyses(await this.analysis(mode, `${missing.join('\n')}\n`));
+      for (const w of missing) {
+        this.analyses.set(`${mode}\u0000${w}`, parsed.get(w) ?? []);
+        if (this.analyses.size > ANALYSES_KEPT) this.analyses.delete(this.analyses.keys().next().value!);
+      }
+    }
+    return new Map(plain.map((w) => [w, this.analyses.get(`${mode}\u0000${w}`)!]));
+  }
+
+  /** The mode's first stage (the source language's analyser) over `input`: by a running analyser, else one per call. */
+  private async analysis(mode: string, input: string): Promise<string> {
+    if (this.command === 'apertium') {
+      let pipe = this.analysers.get(mode);
+      if (!pipe) this.analysers.set(mode, (pipe = ApertiumPipe.open(this.modesDir, mode, this.timeoutMs, 'analyser')));
+      const running = await pipe;
+      if (running) {
+        try {
+          return await running.translate(input);
+        } catch {
+          // Analysed the one-shot way below (a new analyser starts with the next call).
+        }
+      }
+    }
+    const analyser = (await this.modeStages(mode))[0]!.replace(/\$\d/g, '');
+    return this.withInput(input, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${analyser}`, file], `apertium ${mode} (analysis)`));
+  }
+
   /** The stages of a mode up to its bilingual lookup (`lt-proc -b …autobil.bin`), from its `.mode` file. */
   private async bilingualStages(mode: string): Promise<string> {
     const file = path.join(this.modesDir, `${mode}.mode`);
-    let pipeline: string;
-    try {
-      pipeline = await fs.promises.readFile(file, 'utf8');
-    } catch {
-      throw new Error(`${file} not found: install the Debian packages apertium and apertium-en-es, or set languages.translator.kind: none`);
-    }
-    const stages = pipeline.trim().split(/\s*\|\s*/);
+    const stages = await this.modeStages(mode);
     const end = stages.findIndex((st) => /lt-proc\s+-b\b/.test(st));
     if (end < 0) throw new Error(`${file}: no bilingual lookup stage (lt-proc -b) in the mode`);
     return stages
       .slice(0, end + 1)
       .map((st) => st.replace(/\$\d/g, ''))
       .join(' | ');
+  }
+
+  /** The stages of a mode's pipeline, from its `.mode` file. */
+  private async modeStages(mode: string): Promise<string[]> {
+    const file = path.join(this.modesDir, `${mode}.mode`);
+    try {
+      return (await fs.promises.readFile(file, 'utf8')).trim().split(/\s*\|\s*/);
+    } catch {
+      throw new Error(`${file} not found: install the Debian packages apertium and apertium-en-es, or set languages.translator.kind: none`);
+    }
   }
 
   private async run(mode: string, input: string): Promise<string> {
@@ -229,8 +288,9 @@ export class ApertiumTranslator implements Translator {
 
   /** Stops the running pipelines (a process that translates no more; they never keep one alive when idle). */
   async close(): Promise<void> {
-    for (const pipe of this.pipes.values()) (await pipe)?.close();
+    for (const pipe of [...this.pipes.values(), ...this.analysers.values()]) (await pipe)?.close();
     this.pipes.clear();
+    this.analysers.clear();
   }
 
   /** The input goes through a file: the apertium script reads `/dev/stdin`, which fails on the socket Node gives a child (ENXIO). */
