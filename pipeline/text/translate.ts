@@ -153,6 +153,9 @@ export interface ApertiumOptions {
 /** Words whose analyses are kept in memory. */
 const ANALYSES_KEPT = 20_000;
 
+/** A running pipeline: the mode's whole translation, or its first stage, the analyser (ApertiumPipe.open). */
+type PipePart = 'translation' | 'analyser';
+
 /** Failures of the running pipeline after which texts are translated by one `apertium` each. */
 const PIPE_FAILURES = 3;
 
@@ -172,7 +175,7 @@ export class ApertiumTranslator implements Translator {
   private readonly modesDir: string;
   private readonly pipes = new Map<string, Promise<ApertiumPipe | undefined>>();
   private readonly analysers = new Map<string, Promise<ApertiumPipe | undefined>>();
-  private pipeFailures = 0;
+  private readonly pipeFailures: Record<PipePart, number> = { translation: 0, analyser: 0 };
 
   constructor(options: ApertiumOptions = {}) {
     this.command = options.command ?? 'apertium';
@@ -225,21 +228,11 @@ export class ApertiumTranslator implements Translator {
   }
 
   /** The mode's first stage (the source language's analyser) over `input`: by a running analyser, else one per call. */
-  private async analysis(mode: string, input: string): Promise<string> {
-    if (this.command === 'apertium') {
-      let pipe = this.analysers.get(mode);
-      if (!pipe) this.analysers.set(mode, (pipe = ApertiumPipe.open(this.modesDir, mode, this.timeoutMs, 'analyser')));
-      const running = await pipe;
-      if (running) {
-        try {
-          return await running.translate(input);
-        } catch {
-          // Analysed the one-shot way below (a new analyser starts with the next call).
-        }
-      }
-    }
-    const analyser = (await this.modeStages(mode))[0]!.replace(/\$\d/g, '');
-    return this.withInput(input, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${analyser}`, file], `apertium ${mode} (analysis)`));
+  private analysis(mode: string, input: string): Promise<string> {
+    return this.throughPipe(mode, 'analyser', input, async () => {
+      const analyser = (await this.modeStages(mode))[0]!.replace(/\$\d/g, '');
+      return this.withInput(input, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${analyser}`, file], `apertium ${mode} (analysis)`));
+    });
   }
 
   /** The stages of a mode up to its bilingual lookup (`lt-proc -b …autobil.bin`), from its `.mode` file. */
@@ -264,25 +257,39 @@ export class ApertiumTranslator implements Translator {
     }
   }
 
-  private async run(mode: string, input: string): Promise<string> {
-    const pipe = await this.pipeFor(mode);
+  private run(mode: string, input: string): Promise<string> {
+    // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
+    return this.throughPipe(mode, 'translation', input, () =>
+      this.withInput(input, (file) => this.spawnProcess(this.command, ['-u', '-f', 'none', mode, file], `apertium ${mode}`)),
+    );
+  }
+
+  /**
+   * `input` through the running pipeline of `mode` (its translation, or its analyser alone), or `oneShot`
+   * where there is none or it failed; after a few failures of one part its pipelines are given up.
+   */
+  private async throughPipe(mode: string, part: PipePart, input: string, oneShot: () => Promise<string>): Promise<string> {
+    const pipe = await this.pipeFor(mode, part);
     if (pipe) {
       try {
         return await pipe.translate(input);
       } catch {
-        // The text is translated the one-shot way below; after a few failures the pipe is given up.
-        if (++this.pipeFailures >= PIPE_FAILURES) this.pipes.set(mode, Promise.resolve(undefined));
+        if (++this.pipeFailures[part] >= PIPE_FAILURES) this.pipesOf(part).set(mode, Promise.resolve(undefined));
       }
     }
-    // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
-    return this.withInput(input, (file) => this.spawnProcess(this.command, ['-u', '-f', 'none', mode, file], `apertium ${mode}`));
+    return oneShot();
+  }
+
+  private pipesOf(part: PipePart): Map<string, Promise<ApertiumPipe | undefined>> {
+    return part === 'analyser' ? this.analysers : this.pipes;
   }
 
   /** A running pipeline for `mode` (the default command only: another is run as configured, per text). */
-  private pipeFor(mode: string): Promise<ApertiumPipe | undefined> {
+  private pipeFor(mode: string, part: PipePart): Promise<ApertiumPipe | undefined> {
     if (this.command !== 'apertium') return Promise.resolve(undefined);
-    let pipe = this.pipes.get(mode);
-    if (!pipe) this.pipes.set(mode, (pipe = ApertiumPipe.open(this.modesDir, mode, this.timeoutMs)));
+    const pipes = this.pipesOf(part);
+    let pipe = pipes.get(mode);
+    if (!pipe) pipes.set(mode, (pipe = ApertiumPipe.open(this.modesDir, mode, this.timeoutMs, part)));
     return pipe;
   }
 
