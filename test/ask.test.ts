@@ -41,6 +41,10 @@ describe('cita ask', () => {
     expect(r.route.lookups.issues).toEqual([42]);
     expect(r.context.blocks[0].citation.issue).toBe(42);
     expect(r.queries.code).toContain('Issue #42');
+    // The names the issue mentions are looked up as a pasted issue's are, and the route says so.
+    expect(r.route.reasons.find((x: string) => x.startsWith('second hop:'))).toMatch(/text of issue #42 \(\d+ characters\); the names it mentions are looked up after the best search results \(.*parse_config/);
+    const unnamed = askJson('Where is the bug from issue #42?', '--set', 'retrieval.secondHop.names=none');
+    expect(unnamed.route.reasons.find((x: string) => x.startsWith('second hop:'))).toMatch(/text of issue #42 \(\d+ characters\)$/);
     expect(r.context.blocks.some((b: any) => b.citation.path === 'src/loader.py')).toBe(true);
     // The answer: the issue in its own words, then where to look in the code, every span verified.
     expect(r.answer.text).toMatch(/^According to issue #42:\n\n- “Calling parse_config on an empty JSON file raises a JSONDecodeError/);

@@ -70,10 +70,25 @@ export interface AskResult {
   candidates?: Candidates;
 }
 
-/** Text of a looked-up issue used as the second-hop query: its title and the start of its body. */
-function issueQuery(chunks: Chunk[]): string {
-  const body = chunks.find((c) => c.citation.commentId === undefined) ?? chunks[0];
-  return body ? body.text.slice(0, 2000) : '';
+/** The most of an issue's text the second hop searches with (a pasted question has no other bound; this keeps a huge one cheap). */
+const HOP_CHARS = 16_000;
+
+/**
+ * Text of the looked-up issues used as the second-hop query (`retrieval.secondHop.text`). `issue`: each issue as
+ * filed, its first chunk (header: title and state, then the body's start) followed by the body of each next chunk
+ * without the header the chunker repeats on each (issueChunker.ts: header, blank line, body), in order of lines —
+ * what pasting the issue would search with; comments are not part of it. `start`: the first issue's first chunk alone,
+ * at most 2,000 characters (the earlier rule). Pure.
+ */
+export function issueQuery(chunks: readonly Chunk[], text: 'issue' | 'start' = 'issue'): string {
+  const body = chunks.filter((c) => c.citation.commentId === undefined);
+  if (text === 'start') return (body[0] ?? chunks[0])?.text.slice(0, 2000) ?? '';
+  const issues = new Map<number | undefined, Chunk[]>();
+  for (const c of body) issues.set(c.citation.issue, [...(issues.get(c.citation.issue) ?? []), c]);
+  const texts = [...issues.values()].map(([first, ...rest]) =>
+    [first!.text, ...rest.map((c) => (c.text.includes('\n\n') ? c.text.slice(c.text.indexOf('\n\n') + 2) : ''))].filter((t) => t !== '').join('\n'),
+  );
+  return (texts.length > 0 ? texts.join('\n\n') : (chunks[0]?.text ?? '')).slice(0, HOP_CHARS);
 }
 
 /** Most symbol definitions placed ahead of retrieval, one per symbol named. */
@@ -119,8 +134,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     route.reasons.push(...sensesNotes(translation, config.retrieval.crossLingual));
   } else if (translation?.error !== undefined) route.reasons.push(`not translated (${translation.error}): searched as asked`);
 
-  // Second hop: the referenced issue's text is what code and docs are searched with.
-  const hop = issueQuery(issueChunks);
+  // Second hop: the referenced issue's text is what code and docs are searched with, and the names it mentions are
+  // looked up as a pasted issue's are (unless the question names some itself).
+  const hop = issueQuery(issueChunks, config.retrieval.secondHop.text);
+  const hopNames = hop && config.retrieval.secondHop.names === 'mentioned' && route.lookups.symbols.length === 0 ? routeQuestion(hop).lookups.symbols : [];
+  if (hop) {
+    const names = hopNames.length > 0 ? `; the names it mentions are looked up after the best search results (${hopNames.slice(0, 5).join(', ')}${hopNames.length > 5 ? ', …' : ''})` : '';
+    route.reasons.push(`second hop: code and docs searched with the text of issue #${issueChunks[0]!.citation.issue} (${hop.length} characters)${names}`);
+  }
   const plan = searchPlan(question, hop, translation, config.retrieval.crossLingual);
   const queries: Partial<Record<Collection, string>> = {};
   for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? plan.hop!.bm25 : plan.question.bm25;
@@ -165,7 +186,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const foundNames = new Set<string>();
   const searched = config.retrieval.definitions === 'searched';
   await time('lookup', async () => {
-    for (const written of writtenNames(route.lookups.symbols)) {
+    for (const written of writtenNames(hopNames.length > 0 ? hopNames : route.lookups.symbols)) {
       if (named.length >= SYMBOL_LOOKUPS) break;
       if (searched && written.fallbackOf !== undefined && foundNames.has(written.fallbackOf)) continue;
       const chunks = await store.lookupSymbol(written.name);
@@ -182,7 +203,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     Object.assign(route, learned);
   }
   const placement = placementOf({ ...config, fusion: fusionConfig });
-  const candidates: Candidates = { lists, deep, lookedUp, named, weights: route.weights, pasted: route.pasted };
+  const candidates: Candidates = { lists, deep, lookedUp, named, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(question, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);

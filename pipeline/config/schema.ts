@@ -205,6 +205,18 @@ export const configSchema = z
          */
         definitions: z.enum(['searched', 'first']).default('searched'),
         /**
+         * What a question that references an issue ("where is the bug from #N?") searches code and docs with, once
+         * the issue is found (the second hop; pipeline/answer/ask.ts `issueQuery`). `text`: `issue`, the issue as
+         * filed (title and whole body, as if it were pasted), or `start`, its first chunk (the earlier rule: with a
+         * long `pip list` on top, that was all it searched). `names`: `mentioned`, the names the issue's text
+         * mentions are looked up as a pasted issue's are (after the first 3 searched files), when the question itself
+         * names none; `none`: not looked up.
+         */
+        secondHop: z
+          .object({ text: z.enum(['issue', 'start']).default('issue'), names: z.enum(['mentioned', 'none']).default('mentioned') })
+          .strict()
+          .prefault({}),
+        /**
          * `maxTerms`: BM25 searches a question of more distinct terms (a pasted issue) with only this
          * many, those of lowest document frequency in the collection searched (pipeline/store/shared.ts,
          * `selectTerms`); 0: every term. Both stores prune alike. `commonCutoff`: Lucene's common-terms
