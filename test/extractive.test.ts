@@ -381,6 +381,59 @@ describe('relevance by meaning', () => {
   });
 });
 
+describe('sentences that ask, and sentences that introduce code', () => {
+  // flask's docs/patterns/fileuploads.rst, "Improving Uploads", as written.
+  const uploads: Chunk = (() => {
+    const lines = [
+      'So how exactly does Flask handle uploads?  Well it will store them in the',
+      "webserver's memory if the files are reasonably small, otherwise in a",
+      'temporary location.  But how',
+      'do you specify the maximum file size after which an upload is aborted?  By',
+      'default Flask will happily accept file uploads with an unlimited amount of',
+      'memory, but you can limit that by setting the ``MAX_CONTENT_LENGTH``',
+      'config key::',
+      '',
+      '    from flask import Flask, Request',
+      '',
+      '    app = Flask(__name__)',
+      "    app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000",
+      '',
+      'Example usage::',
+      '',
+      '    flask run',
+    ];
+    const citation: Citation = { path: 'docs/patterns/fileuploads.rst', startLine: 133, endLine: 133 + lines.length - 1, headings: ['Uploading Files', 'Improving Uploads'] };
+    const text = docChunkText(docHeader(citation.path, citation.headings!), lines.join('\n'));
+    return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'Uploading Files > Improving Uploads', citation, tokens: 0 };
+  })();
+  const q = 'How do I limit the size of uploaded files?';
+  const ctx = context(q, 'en', uploads);
+  // The docs' own question comes closest to the user's, as it does with the real model.
+  const meaning: Meaning = (c) => (c.quote.startsWith('But how do you specify') ? 0.95 : c.quote.startsWith('So how exactly') ? 0.93 : c.quote.startsWith('By default Flask') ? 0.91 : 0.8);
+
+  it('never quotes a sentence that asks, and quotes the one that answers with the code line that uses what it names', () => {
+    const answer = extractiveAnswer(q, ctx, {}, meaning);
+    expect(answer.text).not.toContain('?');
+    expect(answer.text).toContain('- By default Flask will happily accept file uploads with an unlimited amount of memory, but you can limit that by setting the ``MAX_CONTENT_LENGTH`` config key:: [1]');
+    // The line of the block that follows which uses MAX_CONTENT_LENGTH, not the block's first line.
+    expect(answer.text).toContain("- `app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000` [1]");
+    expect(answer.text).not.toContain('from flask import');
+    expectVerbatim(answer.text.split('\n').filter((l) => !l.startsWith('- `')).join('\n'), ctx);
+    expectSpansHeld(answer.text, ctx);
+  });
+
+  it('questionSentences: quote keeps the earlier rule', () => {
+    const answer = extractiveAnswer(q, ctx, { questionSentences: 'quote' }, meaning);
+    expect(answer.text).toContain('- But how do you specify the maximum file size after which an upload is aborted? [1]');
+    expect(extractiveOptions(configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', questionSentences: 'quote' }))).toMatchObject({ questionSentences: 'quote' });
+  });
+
+  it('a label over a literal block is not a sentence', () => {
+    const answer = extractiveAnswer(q, ctx, {}, (c) => (c.quote.startsWith('Example usage') ? 0.99 : 0.9));
+    expect(answer.text).not.toContain('Example usage');
+  });
+});
+
 describe('extractive settings from config', () => {
   // The hashing embedder stands in for the model: these tests are about which sentences get scored.
   const q = 'How do I skip a test function?';

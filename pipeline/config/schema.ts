@@ -383,6 +383,12 @@ export const configSchema = z
              * qualifies; `blocks` quotes the best sentence, then the best of another block, then the rest by score.
              */
             spread: z.enum(['blocks', 'pages']).optional(),
+            /**
+             * extractive: a sentence of the sources that asks (ends with `?`: "So how exactly does Flask handle
+             * uploads?") restates a question instead of answering it; `skip` (default) never quotes one as an answer,
+             * `quote` may. An issue's own sentences (its summary) are kept either way.
+             */
+            questionSentences: z.enum(['skip', 'quote']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

@@ -64,6 +64,8 @@ export interface ExtractiveOptions {
    * saying so; `abstain-unquoted`: also when none of the blocks its quotes come from does.
    */
   unknownNames?: 'abstain' | 'abstain-unquoted' | 'ignore';
+  /** `skip`: a sentence that asks (`asks`) is never quoted as an answer; `quote`: it may be. */
+  questionSentences?: 'skip' | 'quote';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -96,6 +98,8 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // both: 4 more Spanish answers right over the dev and held-out halves of pytest, none fewer (Black
   // unchanged; not significant): the question's own words where the translator got them wrong.
   meaningQuery: 'both',
+  // skip: see README (Answers, generators) for the A/B.
+  questionSentences: 'skip',
 };
 
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
@@ -103,6 +107,8 @@ export type Meaning = (candidate: QuoteCandidate) => number | undefined;
 
 /** A quote needs this many words to say something (`Note:` does not). */
 const MIN_WORDS = 3;
+/** Words a sentence ending in `::` needs to be quoted: fewer is a label over a literal block (`Here is an example::`). */
+const LITERAL_INTRO_WORDS = 5;
 
 const NO_ANSWER: Record<Language, string> = {
   en: 'I could not find the answer in the indexed sources.',
@@ -184,9 +190,10 @@ function isProse(text: string): boolean {
 function prosePiece(marker: number, offset: number, raw: string, maxChars: number, corpus: Language): QuoteCandidate | undefined {
   const quote = normaliseText(raw).replace(LINE_OPENER, '');
   if (wordCount(quote) < MIN_WORDS || quote.length > maxChars || !isProse(quote)) return undefined;
-  // A literal `[2]` would read as a marker; headings, rst comments and targets (`.. _skip:`) and
-  // `Example::` lines are not sentences.
-  if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || quote.endsWith('::')) return undefined;
+  // A literal `[2]` would read as a marker; headings and rst comments and targets (`.. _skip:`) are not sentences,
+  // nor is a label over an rst literal block (`Example usage::`); a sentence that introduces one is, and often the one
+  // that answers (`…you can limit that by setting the ``MAX_CONTENT_LENGTH`` config key::`).
+  if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || (quote.endsWith('::') && wordCount(quote) < LITERAL_INTRO_WORDS)) return undefined;
   return { marker, offset, quote, display: quote, terms: contentTerms(quote, corpus) };
 }
 
@@ -293,6 +300,20 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
     }
   }
   return out;
+}
+
+/**
+ * The sentence asks rather than tells: it ends with `?`, closing quotes or markup aside ("So how exactly does Flask
+ * handle uploads?", "New to _Black_?"). The docs ask their reader's question before answering it, so such a
+ * sentence comes closest to the question and answers nothing. Pure.
+ */
+export function asks(quote: string): boolean {
+  return /\?[\s"'”’»)*_`]*$/u.test(quote);
+}
+
+/** The candidates a quote answer may use: `quoteCandidates` less those that ask (`questionSentences: skip`). */
+function answering(candidates: QuoteCandidate[], options: Required<ExtractiveOptions>): QuoteCandidate[] {
+  return options.questionSentences === 'skip' ? candidates.filter((c) => !asks(c.quote)) : candidates;
 }
 
 /** Everything quotable in the context, block by block, in reading order. */
@@ -474,20 +495,31 @@ function issueSummary(candidates: QuoteCandidate[], context: Context, issue: num
     .slice(0, 2);
 }
 
-/** The first line of the code block that follows a quote in its block: the command a how-to answer shows. */
+/** Literal spans a sentence names (``MAX_CONTENT_LENGTH``, `--lf`, :func:`tmp_path`): what the code after it should show. */
+function literalsOf(quote: string): string[] {
+  return [...quote.matchAll(/`+([^`]+?)`+/g)].map((m) => m[1]!.replace(/^~/, '').replace(/\(\)$/, '').split('.').at(-1)!.trim()).filter((l) => l.length >= 2);
+}
+
+/**
+ * The line of the code block that follows a quote in its block: the command a how-to answer shows. The first line
+ * that uses something the quote names as a literal (`app.config['MAX_CONTENT_LENGTH'] = …` after "…setting the
+ * ``MAX_CONTENT_LENGTH`` config key::", not the block's `from flask import Flask`), else its first line.
+ */
 function commandAfter(context: Context, quote: QuoteCandidate): string | undefined {
   const block = context.blocks[quote.marker - 1]!;
   if (block.chunk.collection !== 'docs') return undefined;
   const { body } = splitBlockText(block.chunk, block.text);
+  const named = literalsOf(quote.quote);
   let offset = 0;
   for (const unit of splitUnits(body)) {
     const start = offset;
     offset += unit.text.length;
     if (start <= quote.offset || unit.kind !== 'code') continue;
-    const line = unit.text
+    const lines = unit.text
       .split('\n')
       .map((l) => l.trim())
-      .find((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:)/.test(l));
+      .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:)/.test(l));
+    const line = lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0];
     if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
     return undefined;
   }
@@ -529,7 +561,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
     const unknown = unknownNames(question, context.blocks, context.translation);
     if (unknown.length) return { ...base, text: NOT_MENTIONED[language](unknown.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
-  const scored = scoreCandidates(terms, candidates, context.blocks.length, meaning, opts.lexicalWeight, opts.rankBonus);
+  const scored = scoreCandidates(terms, answering(candidates, opts), context.blocks.length, meaning, opts.lexicalWeight, opts.rankBonus);
   const pool = terms.size === 0 && !meaning ? [] : eligible(scored, opts, meaning !== undefined, language !== corpus);
   const chosen = selectQuotes(pool, opts, (m) => context.blocks[m - 1]!.citation.path);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
@@ -596,7 +628,7 @@ export class ExtractiveGenerator implements Generator {
   /** Similarities for the quotable sentences of the top blocks (the model's work is bounded by `semanticBlocks`). */
   async meaningFor(question: string, context: Context): Promise<Meaning> {
     const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
-    const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars).filter((c) => c.marker <= opts.semanticBlocks);
+    const candidates = answering(quoteCandidates(context, isCodeQuestion(question), opts.maxChars), opts).filter((c) => c.marker <= opts.semanticBlocks);
     const texts = [...new Set(candidates.map((c) => c.quote))];
     // Same-language similarities run higher than cross-lingual ones (measured: one threshold would
     // silence Spanish questions), so a translated question is compared in the corpus language: by its

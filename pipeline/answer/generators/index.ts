@@ -22,6 +22,7 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.margin !== undefined ? { margin: config.margin } : {}),
     ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
     ...(config.spread !== undefined ? { spread: config.spread } : {}),
+    ...(config.questionSentences !== undefined ? { questionSentences: config.questionSentences } : {}),
   };
 }
 
