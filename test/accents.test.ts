@@ -41,6 +41,16 @@ const ANALYSES: Analyses = new Map<string, string[]>([
   ['una', ['uno<det><ind><f><sg>', 'unir<vblex><prs><p3><sg>']],
   ['conexion', []],
   ['conexión', ['conexión<n><f><sg>']],
+  ['carpeta', ['carpeta<n><f><sg>']],
+  ['solo', ['solo<adv>', 'solo<n><m><sg>', 'solo<adj><m><sg>']],
+  ['guarda', ['guardar<vblex><pri><p3><sg>', 'guardar<vblex><imp><p2><sg>']],
+  ['llama', ['llama<n><f><sg>', 'llamar<vblex><pri><p3><sg>', 'llamar<vblex><imp><p2><sg>']],
+  ['se', ['se<prn><pro><ref><p3><mf><sp>']],
+  ['funcione', ['funcionar<vblex><prs><p3><sg>', 'funcionar<vblex><prs><p1><sg>', 'funcionar<vblex><imp><p3><sg>']],
+  ['para', ['para<pr>', 'parar<vblex><pri><p3><sg>', 'parar<vblex><imp><p2><sg>']],
+  ['cambio', ['cambio<n><m><sg>', 'cambiar<vblex><pri><p1><sg>']],
+  ['en', ['en<pr>']],
+  ['salga', ['salir<vblex><prs><p3><sg>', 'salir<vblex><prs><p1><sg>', 'salir<vblex><imp><p3><sg>']],
 ]);
 
 describe('accentVariants', () => {
@@ -76,6 +86,19 @@ describe('restoreAccents', () => {
     expect(restore('Pido confirmar algo peligroso, como borrar la base?').text).toBe('Pido confirmar algo peligroso, como borrar la base?');
     // `una` is also a form of `unir`: a determiner is not read as the verb.
     expect(restore('un recurso, como una conexion, falla?').text).toBe('un recurso, como una conexión, falla?');
+  });
+
+  it('inside a question: before a word that can only be a noun, and after por (como: a preposition) before a finite verb', () => {
+    expect(restore('En Linux en que carpeta guarda Black?').text).toBe('En Linux en qué carpeta guarda Black?');
+    expect(restore('lo uso para investigar por que falla').text).toBe('lo uso para investigar por qué falla');
+    // After a pronoun clitic the word is its verb, though `llama` is a noun too.
+    expect(restore('lo recoge solo por como se llama?').text).toBe('lo recoge solo por cómo se llama?');
+    // A word that is more than a noun, a relative before a verb, `para que` ("so that"), and a sentence that says.
+    expect(restore('un aviso que solo salga una vez?').text).toBe('un aviso que solo salga una vez?');
+    expect(restore('el cambio que guarda?').text).toBe('el cambio que guarda?');
+    expect(restore('Como lanzo para que funcione?').text).toBe('Cómo lanzo para que funcione?');
+    expect(restore('Es la carpeta en que guarda. En que carpeta guarda?').text).toBe('Es la carpeta en que guarda. En qué carpeta guarda?');
+    expect(restore('Uso una opcion que cambio').text).toBe('Uso una opción que cambio');
   });
 
   it('only in a sentence that asks: one that ends with a period says', () => {

@@ -11,6 +11,8 @@
  *   possibly after a preposition (`por que`, `para que`), at the start of the text or after `¿ . ? ! : ;`,
  *   or after a comma where a verb follows (`…fallos, como lanzo…`); `como` and an opener after a comma
  *   only where a verb (or a clitic and a verb) follows, since `como usuario` and `, como los de…` are "as";
+ * - inside a question, `que` / `cuantos`… before a word that can only be a noun (`en que carpeta` → qué), and
+ *   `por que`, or `como` after a preposition, before a finite verb (`por que falla`, `por como se llama`);
  * - `esta` before a participle, a gerund, an adverb, a preposition or an adjective that no noun follows
  *   (`no esta instalada` → está; `esta opción` stays);
  * - `mas` → más (unaccented `mas`, "but", is all but gone from modern writing);
@@ -52,6 +54,10 @@ const INTERROGATIVES: Record<string, string> = {
 /** A preposition an interrogative may follow at the start of its clause (`por qué`, `para qué`, `de cuál`). */
 const PREPOSITIONS = new Set(['a', 'de', 'en', 'para', 'por', 'con', 'desde', 'hasta', 'sobre']);
 const CLITICS = new Set(['se', 'me', 'te', 'le', 'les', 'lo', 'la', 'los', 'las', 'nos', 'os']);
+/** Clitics that are never articles: the word after one is its verb, even one that can also be a noun (`se llama`). */
+const PRONOUN_CLITICS = new Set(['se', 'me', 'te', 'le', 'les', 'nos', 'os']);
+/** Interrogatives that also determine a noun (`en qué carpeta`, `cuántos días`), anywhere in a question. */
+const DETERMINING = new Set(['que', 'cuanto', 'cuanta', 'cuantos', 'cuantas']);
 
 /** A plain lowercase Spanish word: the only kind whose spelling is restored (names and code are not). */
 const PLAIN_WORD = /^[a-zñü]+$/;
@@ -156,7 +162,10 @@ export function restoreAccents(text: string, analyses: Analyses): RestoredAccent
   // A verb follows: a word that can be one and is not also a determiner or pronoun (`una` is also a form of
   // `unir`), or a clitic and then a word that can be a verb and not a noun (`la ejecuto`, not `la base`).
   const verbAt = (i: number, verb: RegExp) =>
-    (has(spelled[i], verb) && !has(spelled[i], /<det>|<prn>/)) || (CLITICS.has(spelled[i] ?? '') && has(spelled[i + 1], verb) && !has(spelled[i + 1], /<n>|<det>/));
+    (has(spelled[i], verb) && !has(spelled[i], /<det>|<prn>/)) ||
+    (CLITICS.has(spelled[i] ?? '') && has(spelled[i + 1], verb) && (PRONOUN_CLITICS.has(spelled[i]!) || !has(spelled[i + 1], /<n>|<det>/)));
+  // A word that can only be a noun follows (`carpeta`; not `cambio`, a verb too, nor `solo`, an adverb too).
+  const nounAt = (i: number) => known(spelled[i] ?? '') && analyses.get(spelled[i]!)!.every((a) => /^[^<]*<n>/.test(a));
   const out = [...spelled];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -170,6 +179,11 @@ export function restoreAccents(text: string, analyses: Analyses): RestoredAccent
       const atStart = lead?.opensSentence === true;
       const verb = !atStart ? FINITE : word === 'como' ? VERB : undefined;
       if (lead && t.asks && (!verb || verbAt(i + 1, verb))) out[i] = interrogative;
+      // Inside a question too: determining a noun (`en que carpeta guarda…`), or after `por` / a preposition before
+      // a finite verb (`…para investigar por que falla`, `solo por como se llama`); `para que`, `en que` + verb are
+      // mostly "so that", "in which".
+      else if (t.asks && DETERMINING.has(word) && nounAt(i + 1)) out[i] = interrogative;
+      else if (t.asks && i > 0 && ((word === 'que' && spelled[i - 1] === 'por') || (word === 'como' && PREPOSITIONS.has(spelled[i - 1]!))) && verbAt(i + 1, FINITE)) out[i] = interrogative;
     } else if (word === 'mas') {
       out[i] = 'más';
     } else if (i > 0 && has(spelled[i - 1], /<det>/) && known(word) && analyses.get(word)!.every((a) => VERB.test(a))) {
