@@ -98,6 +98,7 @@ describe('restoreAccents', () => {
     expect(restore('el cambio que guarda?').text).toBe('el cambio que guarda?');
     expect(restore('Como lanzo para que funcione?').text).toBe('Cómo lanzo para que funcione?');
     expect(restore('Es la carpeta en que guarda. En que carpeta guarda?').text).toBe('Es la carpeta en que guarda. En qué carpeta guarda?');
+    expect(restore('Es la carpeta en que guarda?').text).toBe('Es la carpeta en que guarda?');
     expect(restore('Uso una opcion que cambio').text).toBe('Uso una opción que cambio');
   });
 

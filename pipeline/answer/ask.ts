@@ -140,7 +140,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const hopNames = hop && config.retrieval.secondHop.names === 'mentioned' && route.lookups.symbols.length === 0 ? routeQuestion(hop).lookups.symbols : [];
   if (hop) {
     const names = hopNames.length > 0 ? `; the names it mentions are looked up after the best search results (${hopNames.slice(0, 5).join(', ')}${hopNames.length > 5 ? ', …' : ''})` : '';
-    route.reasons.push(`second hop: code and docs searched with the text of issue #${issueChunks[0]!.citation.issue} (${hop.length} characters)${names}`);
+    const issues = [...new Set(issueChunks.map((c) => `#${c.citation.issue}`))].join(', ');
+    route.reasons.push(`second hop: code and docs searched with the text of issue ${issues} (${hop.length} characters)${names}`);
   }
   const plan = searchPlan(question, hop, translation, config.retrieval.crossLingual);
   const queries: Partial<Record<Collection, string>> = {};
