@@ -4,8 +4,8 @@
  * `cita ask`), scores the context's sentences by meaning once, then answers with the very
  * `extractiveAnswer` the generator runs under each setting of the sweep, and prints per language:
  * answered, answered right (a cited block is a gold file) and reference quoted (the answer holds the
- * line of a gold page that says the answer: eval/metrics/referenceQuoted.ts) on answerable questions,
- * abstention on unanswerable ones. Several instances are pooled (their questions side by side).
+ * line of a gold page that says the answer: eval/metrics/referenceQuoted.ts) and the share of the files an answer
+ * cites that are gold (`answer.citedGold`, its precision) on answerable questions, abstention on unanswerable ones. Several instances are pooled (their questions side by side).
  *
  *   node --import tsx eval/calibrate-extractive.ts <instance>… [--split dev] [--dataset name]… [--set k=v]…
  *     [--sweep minRelevance=0.84,0.86] [--sweep maxSentences=3,4]…   (every combination of the sweeps)
@@ -125,11 +125,11 @@ async function main(): Promise<void> {
         ` (median cosine below the closest: ${median(gaps).toFixed(3)})`,
     );
   }
-  console.log('| setting | lang | answered (answerable) | answered right | reference quoted | abstained (unanswerable) |');
-  console.log('|---|---|---:|---:|---:|---:|');
+  console.log('| setting | lang | answered (answerable) | answered right | reference quoted | cited files gold | abstained (unanswerable) |');
+  console.log('|---|---|---:|---:|---:|---:|---:|');
   for (const setting of settings) {
     for (const lang of ['en', 'es'] as const) {
-      const n = { answerable: 0, answered: 0, right: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0 };
+      const n = { answerable: 0, answered: 0, right: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0, citing: 0, gold: 0 };
       for (const { q, options, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
         const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
         const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
@@ -141,6 +141,12 @@ async function main(): Promise<void> {
         n.answerable++;
         if (!a.noAnswer) n.answered++;
         if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) n.right++;
+        // The answer's precision (answer.citedGold): the share of the distinct files it cites that are gold.
+        const files = [...cited].filter((f): f is string => f !== undefined && !f.startsWith('#'));
+        if (!a.noAnswer && q.gold.files.length > 0 && files.length > 0) {
+          n.citing++;
+          n.gold += files.filter((f) => q.gold.files.includes(f)).length / files.length;
+        }
         if (q.reference) {
           n.referenced++;
           if (!a.noAnswer) n.quoted += referenceQuoted(a.text, q.reference);
@@ -148,7 +154,8 @@ async function main(): Promise<void> {
       }
       const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}% (${x}/${of})` : '–');
       const label = Object.entries(setting).map(([k, v]) => `${k}=${v}`).join(' ');
-      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${pct(n.abstained, n.unanswerable)} |`);
+      const share = n.citing ? `${((100 * n.gold) / n.citing).toFixed(1)}% (${n.citing})` : '–';
+      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${share} | ${pct(n.abstained, n.unanswerable)} |`);
     }
   }
 }

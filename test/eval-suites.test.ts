@@ -199,12 +199,12 @@ describe('answer metrics', () => {
   });
   const gold = { files: ['doc/a.rst'], symbols: [], issues: [], source: 'docs' as const, answerable: true };
   it('is right when a verified citation is a gold page; abstaining is right only where the sources hold no answer', () => {
-    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
-    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 1 });
-    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.firstFile': 0, 'answer.citedGold': 0.5, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.citedGold': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 1 });
+    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.citedGold': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
     const none = { ...gold, files: [], answerable: false };
-    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': 1, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
-    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': 0, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.abstained': 1, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
+    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.abstained': 0, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
   });
   it('judges the first file the answer cites, skipping issue citations', () => {
     expect(answerMetrics({ gold }, answer(false, ['doc/a.rst', 'doc/b.rst']))['answer.firstFile']).toBe(1);
@@ -212,6 +212,12 @@ describe('answer metrics', () => {
     issueFirst.citations.unshift({ marker: 7, collection: 'issues', path: 'issues/12', issue: 12, startLine: 1, endLine: 1, snippet: '', verified: true });
     expect(answerMetrics({ gold }, issueFirst)['answer.firstFile']).toBe(1);
     expect(answerMetrics({ gold: { ...gold, files: [], issues: [12] } }, issueFirst)['answer.firstFile']).toBeNull();
+  });
+  it('counts the share of distinct cited files that are gold, issues aside', () => {
+    expect(answerMetrics({ gold }, answer(false, ['doc/a.rst', 'doc/b.rst', 'doc/a.rst', 'doc/c.rst']))['answer.citedGold']).toBeCloseTo(1 / 3);
+    const withIssue = answer(false, ['doc/a.rst']);
+    withIssue.citations.push({ marker: 7, collection: 'issues', path: 'issues/12', issue: 12, startLine: 1, endLine: 1, snippet: '', verified: true });
+    expect(answerMetrics({ gold }, withIssue)['answer.citedGold']).toBe(1);
   });
 });
 

@@ -351,6 +351,11 @@ describe('relevance by meaning', () => {
     expect(pages()).toEqual(new Set([DOC, 'doc/en/how-to/usage.rst']));
     expect(pages('blocks')).toEqual(new Set([DOC]));
     expect(pages('pages')).toEqual(new Set([DOC, 'doc/en/how-to/usage.rst']));
+    // spreadPages: the first quotes from that many pages, then the rest by score (here the first page's next sentence).
+    const spreadOver = (spreadPages: number) => extractiveAnswer(q, three, { maxSentences: 2, spreadPages }, scores).quotes!.map((c) => three.blocks[c.marker - 1]!.citation.path);
+    expect(spreadOver(1)).toEqual([DOC, DOC]);
+    expect(new Set(spreadOver(2))).toEqual(new Set([DOC, 'doc/en/how-to/usage.rst']));
+    expect(extractiveOptions(configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', maxSentences: 5, spreadPages: 2 }))).toMatchObject({ maxSentences: 5, spreadPages: 2 });
   });
 
   it('rankBonus: the top-ranked block’s quote wins a near-tie by that much, not a clear loss', () => {

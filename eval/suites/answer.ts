@@ -18,9 +18,11 @@ import type { MetricValues } from '../report/types.ts';
  * `answer.firstFile`: the first file the answer cites (citations in order of first use, issues
  * skipped) is a gold file — what a reader opens first, and what a "where" answer is judged by (#15:
  * as often as the best single collection's search puts a gold file first); an abstention scores 0.
+ * `answer.citedGold`: of the distinct files the answer cites (issues skipped), the share that are gold files —
+ * the answer's precision, where `answer.right` is its recall of one gold page; none when it abstains or cites no file.
  */
 export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference' | 'referenceKind'>, answer: VerifiedAnswer | undefined): MetricValues {
-  if (!answer) return { 'answer.right': null, 'answer.firstFile': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null };
+  if (!answer) return { 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null };
   const answered = !answer.noAnswer;
   const files = new Set(q.gold.files);
   const issues = new Set(q.gold.issues);
@@ -29,11 +31,13 @@ export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference' | 'refe
   const citesGold = answer.citations.some((c) => (files.size > 0 ? c.issue === undefined && files.has(c.path) : c.issue !== undefined && issues.has(c.issue)));
   const answerable = q.gold.answerable !== false;
   const firstFile = answer.citations.find((c) => c.issue === undefined)?.path;
+  const citedFiles = [...new Set(answer.citations.filter((c) => c.issue === undefined).map((c) => c.path))];
   const reference = answerable && q.reference ? referenceTermRecall(answered ? answer.text : '', q.reference) : null;
   const quoted = answerable && q.reference && q.referenceKind === 'quote' ? (answered ? referenceQuoted(answer.text, q.reference) : 0) : null;
   return {
     'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,
     'answer.firstFile': answerable && files.size > 0 ? (answered && firstFile !== undefined && files.has(firstFile) ? 1 : 0) : null,
+    'answer.citedGold': answerable && files.size > 0 && answered && citedFiles.length > 0 ? citedFiles.filter((f) => files.has(f)).length / citedFiles.length : null,
     'answer.abstained': answerable ? null : answered ? 0 : 1,
     'answer.referenceTerms': reference,
     'answer.referenceQuoted': quoted,

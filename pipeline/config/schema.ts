@@ -383,6 +383,10 @@ export const configSchema = z
              * qualifies; `blocks` quotes the best sentence, then the best of another block, then the rest by score.
              */
             spread: z.enum(['blocks', 'pages']).optional(),
+            /** extractive: most sentences an answer quotes (default 5). */
+            maxSentences: z.number().int().min(1).max(20).optional(),
+            /** extractive, `spread: pages`: quotes from at most this many pages first, then the rest by score (default 4). */
+            spreadPages: z.number().int().min(1).max(20).optional(),
             /**
              * extractive: a sentence of the sources that asks (ends with `?`: "So how exactly does Flask handle
              * uploads?") restates a question instead of answering it; `skip` (default) never quotes one as an answer,

@@ -23,6 +23,8 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
     ...(config.spread !== undefined ? { spread: config.spread } : {}),
     ...(config.questionSentences !== undefined ? { questionSentences: config.questionSentences } : {}),
+    ...(config.maxSentences !== undefined ? { maxSentences: config.maxSentences } : {}),
+    ...(config.spreadPages !== undefined ? { spreadPages: config.spreadPages } : {}),
   };
 }
 
