@@ -3,9 +3,10 @@
  * `answer.generator.minRelevance`): retrieves each question once through `ask()` (the same path as
  * `cita ask`), scores the context's sentences by meaning once, then answers with the very
  * `extractiveAnswer` the generator runs under each setting of the sweep, and prints per language:
- * answered, answered right (a cited block is a gold file) and reference quoted (the answer holds the
- * line of a gold page that says the answer: eval/metrics/referenceQuoted.ts) and the share of the files an answer
- * cites that are gold (`answer.citedGold`, its precision) on answerable questions, abstention on unanswerable ones. Several instances are pooled (their questions side by side).
+ * answered, answered right (a cited block is a gold file), reference quoted (the answer holds the
+ * line of a gold page that says the answer: eval/metrics/referenceQuoted.ts) and the share of the files
+ * an answer cites that are gold (`answer.citedGold`, its precision) on answerable questions, abstention
+ * on unanswerable ones. Several instances are pooled (their questions side by side).
  *
  *   node --import tsx eval/calibrate-extractive.ts <instance>… [--split dev] [--dataset name]… [--set k=v]…
  *     [--sweep minRelevance=0.84,0.86] [--sweep maxSentences=3,4]…   (every combination of the sweeps)
