@@ -1,5 +1,5 @@
 import { COLLECTIONS } from '../../pipeline/types.ts';
-import type { Aggregate, Comparison, Group, MetricInfo, Report, RunReport } from './types.ts';
+import type { Aggregate, Comparison, DatasetInfo, Group, MetricInfo, Report, RunReport } from './types.ts';
 
 /**
  * Formatting shared by the Markdown and HTML renderings of a report: numbers by `MetricInfo.unit`,
@@ -120,6 +120,11 @@ export function unitHint(unit: Unit): string {
 
 export function shortHash(hash: string, length = 12): string {
   return hash.length > length ? hash.slice(0, length) : hash;
+}
+
+/** A dataset as the reproducibility table names it: with how its questions were typed, when not as written. */
+export function datasetLabel(d: Pick<DatasetInfo, 'name' | 'typed'>): string {
+  return d.typed ? `${d.name} (typed ${d.typed})` : d.name;
 }
 
 /** The metric's description from the report, or a neutral stand-in for a name the report does not describe. */

@@ -26,6 +26,7 @@ import {
   metricTable,
   reportTitle,
   shortHash,
+  datasetLabel,
   truncationTable,
   type Table,
 } from './format.ts';
@@ -320,7 +321,7 @@ function reproducibility(report: Report): string {
   const datasets: Table = {
     head: ['dataset', 'sha256', 'records', 'path'],
     align: ['left', 'left', 'right', 'left'],
-    rows: m.datasets.map((d) => ({ cells: [d.typed ? `${d.name} (typed ${d.typed})` : d.name, shortHash(d.sha256), String(d.records), d.path] })),
+    rows: m.datasets.map((d) => ({ cells: [datasetLabel(d), shortHash(d.sha256), String(d.records), d.path] })),
   };
   return [
     '<section class="repro">',

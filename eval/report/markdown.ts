@@ -14,6 +14,7 @@ import {
   metricTable,
   reportTitle,
   shortHash,
+  datasetLabel,
   truncationTable,
   type Table,
 } from './format.ts';
@@ -110,7 +111,7 @@ function reproducibility(report: Report): string[] {
       head: ['dataset', 'sha256', 'records', 'path'],
       align: ['left', 'left', 'right', 'left'],
       rows: m.datasets.map((d) => ({
-        cells: [d.typed ? `${d.name} (typed ${d.typed})` : d.name, code(shortHash(d.sha256)), String(d.records), code(d.path)],
+        cells: [datasetLabel(d), code(shortHash(d.sha256)), String(d.records), code(d.path)],
       })),
     }),
     '',

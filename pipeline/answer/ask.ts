@@ -13,7 +13,7 @@ import type { ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
-import { buildContext } from './context.ts';
+import { buildContext, splitBlockText } from './context.ts';
 import { glossQuotes, ownNames } from './glosses.ts';
 import { pickDefinition, writtenNames } from './namedLookups.ts';
 import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
@@ -76,7 +76,7 @@ const HOP_CHARS = 16_000;
 /**
  * Text of the looked-up issues used as the second-hop query (`retrieval.secondHop.text`). `issue`: each issue as
  * filed, its first chunk (header: title and state, then the body's start) followed by the body of each next chunk
- * without the header the chunker repeats on each (issueChunker.ts: header, blank line, body), in order of lines —
+ * without the header the chunker repeats on each (`splitBlockText`), in order of lines —
  * what pasting the issue would search with; comments are not part of it. `start`: the first issue's first chunk alone,
  * at most 2,000 characters (the earlier rule). Pure.
  */
@@ -85,9 +85,7 @@ export function issueQuery(chunks: readonly Chunk[], text: 'issue' | 'start' = '
   if (text === 'start') return (body[0] ?? chunks[0])?.text.slice(0, 2000) ?? '';
   const issues = new Map<number | undefined, Chunk[]>();
   for (const c of body) issues.set(c.citation.issue, [...(issues.get(c.citation.issue) ?? []), c]);
-  const texts = [...issues.values()].map(([first, ...rest]) =>
-    [first!.text, ...rest.map((c) => (c.text.includes('\n\n') ? c.text.slice(c.text.indexOf('\n\n') + 2) : ''))].filter((t) => t !== '').join('\n'),
-  );
+  const texts = [...issues.values()].map(([first, ...rest]) => [first!.text, ...rest.map((c) => splitBlockText(c).body)].filter((t) => t !== '').join('\n'));
   return (texts.length > 0 ? texts.join('\n\n') : (chunks[0]?.text ?? '')).slice(0, HOP_CHARS);
 }
 

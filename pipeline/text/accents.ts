@@ -147,6 +147,8 @@ export function restoreAccents(text: string, analyses: Analyses): RestoredAccent
   const tokens = tokensOf(text);
   const known = (w: string) => (analyses.get(w)?.length ?? 0) > 0;
   const has = (w: string | undefined, tag: RegExp) => w !== undefined && (analyses.get(w) ?? []).some((a) => tag.test(a));
+  // Known, and every analysis matches: the word can be nothing else.
+  const only = (w: string | undefined, tag: RegExp) => w !== undefined && known(w) && analyses.get(w)!.every((a) => tag.test(a));
   // First the unknown words, so the rules that read the next word read it restored.
   // Names and code keep their spelling, and no rule reads them as words.
   const plains = tokens.map(plainOf);
@@ -165,7 +167,7 @@ export function restoreAccents(text: string, analyses: Analyses): RestoredAccent
     (has(spelled[i], verb) && !has(spelled[i], /<det>|<prn>/)) ||
     (CLITICS.has(spelled[i] ?? '') && has(spelled[i + 1], verb) && (PRONOUN_CLITICS.has(spelled[i]!) || !has(spelled[i + 1], /<n>|<det>/)));
   // A word that can only be a noun follows (`carpeta`; not `cambio`, a verb too, nor `solo`, an adverb too).
-  const nounAt = (i: number) => known(spelled[i] ?? '') && analyses.get(spelled[i]!)!.every((a) => /^[^<]*<n>/.test(a));
+  const nounAt = (i: number) => only(spelled[i], /^[^<]*<n>/);
   const out = [...spelled];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -186,7 +188,7 @@ export function restoreAccents(text: string, analyses: Analyses): RestoredAccent
       else if (t.asks && i > 0 && ((word === 'que' && spelled[i - 1] === 'por') || (word === 'como' && PREPOSITIONS.has(spelled[i - 1]!))) && verbAt(i + 1, FINITE)) out[i] = interrogative;
     } else if (word === 'mas') {
       out[i] = 'más';
-    } else if (i > 0 && has(spelled[i - 1], /<det>/) && known(word) && analyses.get(word)!.every((a) => VERB.test(a))) {
+    } else if (i > 0 && has(spelled[i - 1], /<det>/) && only(word, VERB)) {
       const nominal = accentVariants(word).filter((v) => has(v, /<n>|<adj>|<ord>/));
       if (nominal.length === 1) out[i] = nominal[0]!;
     } else if (word === 'esta') {

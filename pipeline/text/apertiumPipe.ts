@@ -2,6 +2,9 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child
 import path from 'node:path';
 import { promisify } from 'node:util';
 
+/** What a running pipeline runs: the mode's whole translation, or its first stage, the analyser. */
+export type PipePart = 'translation' | 'analyser';
+
 /**
  * One Apertium translation pipeline kept running, texts sent one after another (#14: a new
  * `apertium` per question costs ~0.2 s of process starts and dictionary loads; a running one answers
@@ -27,7 +30,7 @@ export class ApertiumPipe {
    * The pipeline of `<modesDir>/<mode>.mode`, or undefined when this Apertium cannot give one (then run
    * `apertium` per text). `analyser`: its first stage alone, the source language's morphological analyser.
    */
-  static async open(modesDir: string, mode: string, timeoutMs: number, part: 'translation' | 'analyser' = 'translation'): Promise<ApertiumPipe | undefined> {
+  static async open(modesDir: string, mode: string, timeoutMs: number, part: PipePart = 'translation'): Promise<ApertiumPipe | undefined> {
     try {
       const { stdout } = await promisify(execFile)('apertium-wblank-mode', ['-z', path.join(modesDir, `${mode}.mode`)], { timeout: timeoutMs });
       const stages = part === 'analyser' ? (stdout.split('|')[0] ?? '') : stdout;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApertiumPipe } from './apertiumPipe.ts';
+import { ApertiumPipe, type PipePart } from './apertiumPipe.ts';
 
 /**
  * Query translation into the corpus language (DESIGN lesson 6: a natural Spanish question shares no
@@ -152,9 +152,6 @@ export interface ApertiumOptions {
 
 /** Words whose analyses are kept in memory. */
 const ANALYSES_KEPT = 20_000;
-
-/** A running pipeline: the mode's whole translation, or its first stage, the analyser (ApertiumPipe.open). */
-type PipePart = 'translation' | 'analyser';
 
 /** Failures of the running pipeline after which texts are translated by one `apertium` each. */
 const PIPE_FAILURES = 3;
