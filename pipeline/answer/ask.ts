@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
 import type { ModelTranslator } from '../text/modelTranslate.ts';
+import { searchedText } from '../text/environment.ts';
 import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
@@ -107,7 +108,11 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const hybrid = { ...config.retrieval.hybrid, ...(options.alpha !== undefined ? { alpha: options.alpha } : {}) };
   const budget = { ...config.answer.budget, ...options.budget };
 
-  const route = routeQuestion(question);
+  // A pasted issue's environment (template comments, package lists) is not what it asks about: the rest is searched,
+  // looked up, translated and answered (`retrieval.environment`); the result keeps the question as asked.
+  const searchable = searchedText(question, config.retrieval.environment);
+  const route = routeQuestion(searchable.text);
+  if (searchable.left.length > 0) route.reasons.push(`environment left out of the search: ${searchable.left.join(', ')}`);
 
   // Direct lookups: an issue by number (here), a symbol by name (after retrieval); no search needed. An issue comes first;
   // a name's definition after the first files search finds with the whole question
@@ -125,7 +130,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // A question in another language than the corpus is translated for the retrievers that match words.
   const crossLingual = route.language !== config.languages.corpus;
-  const translation = crossLingual ? await time('translate', () => translateQuestion(config, question, route.language, deps.translator, store, deps.modelTranslator)) : undefined;
+  const translation = crossLingual ? await time('translate', () => translateQuestion(config, searchable.text, route.language, deps.translator, store, deps.modelTranslator)) : undefined;
   if (translation?.text !== undefined) {
     const t = translation.text;
     route.reasons.push(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${JSON.stringify(t.length > 160 ? `${t.slice(0, 159)}…` : t)}`);
@@ -134,14 +139,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   // Second hop: the referenced issue's text is what code and docs are searched with, and the names it mentions are
   // looked up as a pasted issue's are (unless the question names some itself).
-  const hop = issueQuery(issueChunks, config.retrieval.secondHop.text);
+  const hop = searchedText(issueQuery(issueChunks, config.retrieval.secondHop.text), config.retrieval.environment).text;
   const hopNames = hop && config.retrieval.secondHop.names === 'mentioned' && route.lookups.symbols.length === 0 ? routeQuestion(hop).lookups.symbols : [];
   if (hop) {
     const names = hopNames.length > 0 ? `; the names it mentions are looked up after the best search results (${hopNames.slice(0, 5).join(', ')}${hopNames.length > 5 ? ', …' : ''})` : '';
     const issues = [...new Set(issueChunks.map((c) => `#${c.citation.issue}`))].join(', ');
     route.reasons.push(`second hop: code and docs searched with the text of issue ${issues} (${hop.length} characters)${names}`);
   }
-  const plan = searchPlan(question, hop, translation, config.retrieval.crossLingual);
+  const plan = searchPlan(searchable.text, hop, translation, config.retrieval.crossLingual);
   const queries: Partial<Record<Collection, string>> = {};
   for (const c of COLLECTIONS) queries[c] = hop && c !== 'issues' ? plan.hop!.bm25 : plan.question.bm25;
 
@@ -204,12 +209,12 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const placement = placementOf({ ...config, fusion: fusionConfig });
   const candidates: Candidates = { lists, deep, lookedUp, named, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
-  const context = buildContext(question, route.language, ordered, budget, translation?.text, config.languages.corpus);
+  const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);
 
   let answer: VerifiedAnswer | undefined;
   if (!options.retrieveOnly) {
-    const generated = await time('generate', () => deps.generator.generate(question, context));
+    const generated = await time('generate', () => deps.generator.generate(searchable.text, context));
     answer = await time('verify', async () => {
       const issues = new Map<number, Set<number | undefined>>();
       for (const b of context.blocks) {

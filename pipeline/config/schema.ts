@@ -217,6 +217,13 @@ export const configSchema = z
           .strict()
           .prefault({}),
         /**
+         * What a pasted issue's environment does in the search (pipeline/text/environment.ts): `leave-out`, its
+         * template's HTML comments, `pip list` / `pip freeze` tables and pip's install log are not searched, looked up
+         * or translated (the second hop's issue text too; the route says what was left out); `keep`, searched with
+         * the rest (the earlier rule: their package names are the rarest terms of the question).
+         */
+        environment: z.enum(['leave-out', 'keep']).default('leave-out'),
+        /**
          * `maxTerms`: BM25 searches a question of more distinct terms (a pasted issue) with only this
          * many, those of lowest document frequency in the collection searched (pipeline/store/shared.ts,
          * `selectTerms`); 0: every term. Both stores prune alike. `commonCutoff`: Lucene's common-terms

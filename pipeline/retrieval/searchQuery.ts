@@ -4,6 +4,7 @@ import type { ModelTranslator } from '../text/modelTranslate.ts';
 import type { Language } from '../text/translate.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
 import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from './crossLingual.ts';
+import { searchedText } from '../text/environment.ts';
 import { detectLanguage } from './router.ts';
 import { searchCollections } from './search.ts';
 
@@ -46,11 +47,13 @@ export async function planQuery(
   alpha?: number,
 ): Promise<PlannedQuery> {
   const { config, store, modelTranslator } = deps;
+  // A pasted issue without its environment, as `ask` searches it.
+  const text = searchedText(query, config.retrieval.environment).text;
   // NFC as the router reads a question, so both detect the same language.
-  const { language } = detectLanguage(query.normalize('NFC'));
+  const { language } = detectLanguage(text.normalize('NFC'));
   const crossLingual = language !== config.languages.corpus;
-  const translation = crossLingual ? await translateQuestion(config, query, language, undefined, store, modelTranslator) : undefined;
-  const plan = searchPlan(query, '', translation, config.retrieval.crossLingual).question;
+  const translation = crossLingual ? await translateQuestion(config, text, language, undefined, store, modelTranslator) : undefined;
+  const plan = searchPlan(text, '', translation, config.retrieval.crossLingual).question;
   return { language, ...(translation ? { translation } : {}), plan, alpha: questionAlpha(config.retrieval, crossLingual, alpha) };
 }
 
