@@ -53,6 +53,28 @@ describe('cita ask', () => {
     expect(r.answer.unsupported).toEqual([]);
   });
 
+  it("searches a pasted issue without its environment (retrieval.environment), and says what was left out", () => {
+    const pasted = [
+      'parse_config raises on an empty JSON file',
+      '<!-- Thanks for submitting an issue! -->',
+      '```',
+      'Package      Version',
+      '------------ -------',
+      'fastparquet  0.3.2',
+      'geopandas    0.6.1',
+      'widgets      1.0.0',
+      '```',
+    ].join('\n');
+    const r = askJson(pasted);
+    expect(r.route.reasons).toContain('environment left out of the search: an HTML comment, 3 lines of a package list');
+    expect(r.queries.code).toContain('parse_config');
+    expect(r.queries.code).not.toMatch(/fastparquet|geopandas|Thanks/);
+    expect(r.question).toBe(pasted);
+    const kept = askJson(pasted, '--set', 'retrieval.environment=keep');
+    expect(kept.queries.code).toMatch(/fastparquet/);
+    expect(kept.route.reasons.some((x: string) => x.startsWith('environment left out'))).toBe(false);
+  });
+
   it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {
     const r = askJson('¿Cómo instalo el paquete?');
     expect(r.translation).toMatchObject({ from: 'es', to: 'en', translator: 'apertium' });
