@@ -11,6 +11,7 @@ import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPl
 import { meanVector } from '../vectors.ts';
 import type { ModelTranslator } from '../text/modelTranslate.ts';
 import { searchedText } from '../text/environment.ts';
+import { sameFile, tracebackFrames, type Frame } from '../text/traceback.ts';
 import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
@@ -201,13 +202,24 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     }
   });
 
+  // Where a pasted traceback failed in the sources: the definition its innermost frame there is in goes first.
+  const crashSite: Placed[] = [];
+  if (config.retrieval.traceback === 'innermost') {
+    await time('lookup', async () => {
+      const site = await crashSiteOf(store, tracebackFrames(hop || searchable.text));
+      if (!site) return;
+      crashSite.push({ chunk: site.chunk, scores: { collection: site.chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });
+      route.reasons.push(`traceback: its innermost frame in the sources is ${site.chunk.citation.path}, in ${site.frame.name} (line ${site.frame.line} as written); that definition is placed first`);
+    });
+  }
+
   // The learned route weighs docs against code once the fits are known (retrieval done).
   if (config.retrieval.router.kind === 'learned') {
     const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found));
     Object.assign(route, learned);
   }
   const placement = placementOf({ ...config, fusion: fusionConfig });
-  const candidates: Candidates = { lists, deep, lookedUp, named, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
+  const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);
@@ -237,6 +249,22 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     }
   }
   return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings, ...(options.keepCandidates ? { candidates } : {}) };
+}
+
+/** Frames of a traceback tried, innermost first, before giving up (each costs a store request). */
+const FRAMES_TRIED = 8;
+
+/**
+ * The innermost frame of a traceback that is in the sources, and the code chunk defining its function: the frame's
+ * function looked up by name, kept where its file is the frame's (`sameFile`). Frames outside the sources (the
+ * standard library, the reporter's own tests) find none and are passed over.
+ */
+async function crashSiteOf(store: Store, frames: readonly Frame[]): Promise<{ frame: Frame; chunk: Chunk } | undefined> {
+  for (const frame of frames.filter((f) => f.name !== undefined).slice(0, FRAMES_TRIED)) {
+    const chunk = (await store.lookupSymbol(frame.name!)).find((c) => c.collection === 'code' && sameFile(frame.path, c.citation.path ?? ''));
+    if (chunk) return { frame, chunk };
+  }
+  return undefined;
 }
 
 /** A file of the checkout, never outside it (a cited `../../etc/passwd` is simply not in the tree). */

@@ -53,6 +53,8 @@ export interface Candidates {
   deep: Partial<Record<Collection, SearchHit[]>>;
   /** Looked-up issues: ahead of everything. */
   lookedUp: Placed[];
+  /** The definition a pasted traceback's innermost frame in the sources is in: after the issues, ahead of search. */
+  crashSite?: Placed[];
   /** Definitions of the names the question gives: after the first files search finds. */
   named: Placed[];
   /** The router's weights per collection. */
@@ -135,7 +137,7 @@ function withLookups(c: Candidates, fused: Pick<FusionResult, 'ranked'>, lookups
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));
   const at = afterFiles(ranked, c.pasted ? MENTIONED_AFTER : lookupsAfter);
-  return [...c.lookedUp, ...ranked.slice(0, at), ...c.named, ...ranked.slice(at)];
+  return [...c.lookedUp, ...(c.crashSite ?? []), ...ranked.slice(0, at), ...c.named, ...ranked.slice(at)];
 }
 
 /** The context's candidates: the lists fused at budget `k`, lookups placed. */

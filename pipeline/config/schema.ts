@@ -224,6 +224,12 @@ export const configSchema = z
          */
         environment: z.enum(['leave-out', 'keep']).default('leave-out'),
         /**
+         * A traceback pasted into the question (pipeline/text/traceback.ts): `innermost`, the definition of the function
+         * its innermost frame in the sources is in (the file by name and folder, the function by name) is placed first,
+         * ahead of search; `none`, its names are looked up as any pasted text's are, after the first searched files.
+         */
+        traceback: z.enum(['innermost', 'none']).default('innermost'),
+        /**
          * `maxTerms`: BM25 searches a question of more distinct terms (a pasted issue) with only this
          * many, those of lowest document frequency in the collection searched (pipeline/store/shared.ts,
          * `selectTerms`); 0: every term. Both stores prune alike. `commonCutoff`: Lucene's common-terms
