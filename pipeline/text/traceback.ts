@@ -36,13 +36,14 @@ export function tracebackFrames(text: string): Frame[] {
 }
 
 /**
- * Whether a frame's file is this file of the sources: the same file name under the same parent folder (a traceback
- * writes the installed copy, `site-packages/_pytest/runner.py`, of `src/_pytest/runner.py`), or the same name when
- * either path has no folder.
+ * How many trailing path segments a frame's file shares with a file of the sources: 0 when their file names differ,
+ * 2 for `site-packages/_pytest/runner.py` and `src/_pytest/runner.py` (a traceback writes the installed copy). Of a
+ * function's definitions in files of the frame's name, the one sharing most is the frame's.
  */
-export function sameFile(framePath: string, sourcePath: string): boolean {
-  const a = framePath.split('/').filter(Boolean);
-  const b = sourcePath.split('/').filter(Boolean);
-  if (a.at(-1) !== b.at(-1)) return false;
-  return a.length < 2 || b.length < 2 || a.at(-2) === b.at(-2);
+export function sharedSuffix(framePath: string, sourcePath: string): number {
+  const a = framePath.split('/').filter(Boolean).reverse();
+  const b = sourcePath.split('/').filter(Boolean).reverse();
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
 }
