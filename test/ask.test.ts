@@ -75,6 +75,24 @@ describe('cita ask', () => {
     expect(kept.route.reasons.some((x: string) => x.startsWith('environment left out'))).toBe(false);
   });
 
+  it("places the definition a pasted traceback's innermost frame in the sources is in first (retrieval.traceback)", () => {
+    const pasted = [
+      'Traceback (most recent call last):',
+      '  File "/home/me/app.py", line 3, in <module>',
+      '    settings = parse_config("empty.json")',
+      '  File "/venv/lib/python3.11/site-packages/loader.py", line 7, in parse_config',
+      '    return json.load(fh)',
+      '  File "/usr/lib/python3.11/json/__init__.py", line 293, in load',
+      'json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)',
+    ].join('\n');
+    const r = askJson(pasted);
+    expect(r.route.reasons).toContain('traceback: its innermost frame in the sources is src/loader.py, in parse_config (line 7 as written); that definition is placed first');
+    expect(r.context.blocks[0].citation).toMatchObject({ path: 'src/loader.py', symbol: 'parse_config' });
+    expect(r.context.blocks[0].scores.via).toBe('lookup');
+    const none = askJson(pasted, '--set', 'retrieval.traceback=none');
+    expect(none.route.reasons.some((x: string) => x.startsWith('traceback:'))).toBe(false);
+  });
+
   it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {
     const r = askJson('¿Cómo instalo el paquete?');
     expect(r.translation).toMatchObject({ from: 'es', to: 'en', translator: 'apertium' });
