@@ -16,7 +16,7 @@ import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import type { SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { replayItems, type ReplayItem } from './replay.ts';
+import { replayItems, routedText, type ReplayItem } from './replay.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -32,7 +32,7 @@ const model = config.retrieval.router.model;
 const filesOf = (hits: SearchHit[] = []) => [...new Set(hits.map((h) => h.chunk.citation.path).filter((p): p is string => p !== undefined))];
 
 function weightsOf(it: ReplayItem, sharpness?: number) {
-  const route = routeQuestion(it.q.question);
+  const route = routeQuestion(routedText(config, it.q.question));
   if (!model) return route.weights;
   return learnedRoute(route, sharpness === undefined ? model : { ...model, sharpness }, evidenceFeatures(route, it.candidates.deep)).weights;
 }

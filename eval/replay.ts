@@ -4,10 +4,11 @@
  * produced is kept, so routing and fusion schemes can be compared or fitted by re-placing it
  * (`pipeline/answer/ranking.ts` is pure) in seconds. Used by eval/routeReplay.ts and eval/trainRouter.ts.
  *
- * Kept in .cita/replay/<instance>.json by question id and text, for one index generation and model
- * (another index or model retrieves again); `fresh` retrieves again after a change to the retrieval
- * code or settings, which the file does not know about.
+ * Kept in .cita/replay/<instance>.json by question id and text, for one index generation, model and set of
+ * retrieval settings (another retrieves again); `fresh` retrieves again after a change to the retrieval
+ * code, which the file does not know about.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
@@ -15,7 +16,13 @@ import { ask } from '../pipeline/answer/ask.ts';
 import type { Candidates } from '../pipeline/answer/ranking.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
 import { findRoot } from '../pipeline/config/load.ts';
+import { searchedText } from '../pipeline/text/environment.ts';
 import { openTargets } from './target.ts';
+
+/** The text `ask` routes for a question: a pasted issue without its environment (`retrieval.environment`). */
+export function routedText(config: Pick<CitaConfig, 'retrieval'>, question: string): string {
+  return searchedText(question, config.retrieval.environment).text;
+}
 
 export interface ReplayItem {
   dataset: string;
@@ -37,7 +44,9 @@ export async function replayItems(
   const config = target.config;
   const cacheFile = path.join(root, '.cita', 'replay', `${instance}.json`);
   type Kept = { question: string; candidates: Candidates };
-  const index = `${target.embedder.id}|${config.store.kind}:${target.paths.store}:${await target.store.generation()}`;
+  // The settings retrieval reads are part of the key; a change to the code is not (`fresh`).
+  const settings = createHash('sha256').update(JSON.stringify([config.retrieval, config.languages, config.answer.budget])).digest('hex').slice(0, 12);
+  const index = `${target.embedder.id}|${config.store.kind}:${target.paths.store}:${await target.store.generation()}|${settings}`;
   const saved = !options.fresh && fs.existsSync(cacheFile) ? (JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { index?: string; questions?: Record<string, Kept> }) : {};
   const cache: Record<string, Kept> = saved.index === index ? (saved.questions ?? {}) : {};
   const items: ReplayItem[] = [];

@@ -13,7 +13,7 @@ import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { replayItems, type ReplayItem } from './replay.ts';
+import { replayItems, routedText, type ReplayItem } from './replay.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -26,7 +26,7 @@ const placement = placementOf(config);
 
 /** A scheme: the weights placement uses for a question. */
 type Scheme = (item: ReplayItem) => Record<Collection, number>;
-const rules = (it: ReplayItem) => routeQuestion(it.q.question).weights;
+const rules = (it: ReplayItem) => routeQuestion(routedText(config, it.q.question)).weights;
 const power = (g: number) => (it: ReplayItem) => Object.fromEntries(COLLECTIONS.map((c) => [c, rules(it)[c] ** g])) as Record<Collection, number>;
 const model = config.retrieval.router.model;
 const schemes: Record<string, Scheme> = {
@@ -36,7 +36,7 @@ const schemes: Record<string, Scheme> = {
   ...(model
     ? {
         'learned (config)': (it: ReplayItem) => {
-          const route = routeQuestion(it.q.question);
+          const route = routeQuestion(routedText(config, it.q.question));
           return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep)).weights;
         },
       }

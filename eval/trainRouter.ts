@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { docsProbability, evidenceFeatures, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
-import { replayItems, type ReplayItem } from './replay.ts';
+import { replayItems, routedText, type ReplayItem } from './replay.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -23,11 +23,11 @@ const { values, positionals } = parseArgs({
 });
 const instance = positionals[0] ?? 'pytest';
 const l2 = Number(values.l2);
-const { items } = await replayItems(instance, { fresh: values.fresh ?? false });
+const { config, items } = await replayItems(instance, { fresh: values.fresh ?? false });
 
 const excluded = new Set(values.exclude);
 const example = (it: ReplayItem): RouteExample => {
-  const features = Object.entries(evidenceFeatures(routeQuestion(it.q.question), it.candidates.deep)).filter(([name]) => !excluded.has(name));
+  const features = Object.entries(evidenceFeatures(routeQuestion(routedText(config, it.q.question)), it.candidates.deep)).filter(([name]) => !excluded.has(name));
   return { features: Object.fromEntries(features), docs: it.q.gold.source === 'docs' };
 };
 const dev = items.filter((it) => it.split === 'dev');
@@ -40,7 +40,7 @@ for (const split of ['dev', 'test'] as const) {
   for (const it of items.filter((i) => i.split === split)) for (const key of [`${it.dataset} ${it.q.lang}`, `all ${it.q.lang}`]) groups.set(key, [...(groups.get(key) ?? []), it]);
   for (const [key, g] of [...groups].sort()) {
     const learned = g.filter((it) => docsProbability(model, example(it).features) >= 0.5 === (it.q.gold.source === 'docs')).length;
-    const rules = g.filter((it) => (routeQuestion(it.q.question).top === 'docs') === (it.q.gold.source === 'docs')).length;
+    const rules = g.filter((it) => (routeQuestion(routedText(config, it.q.question)).top === 'docs') === (it.q.gold.source === 'docs')).length;
     console.log(`  ${split.padEnd(5)} ${key.padEnd(26)} n=${String(g.length).padStart(3)}  learned ${pct(learned / g.length).padStart(6)}  rules ${pct(rules / g.length).padStart(6)}`);
   }
 }
