@@ -14,7 +14,6 @@ const PACKAGE_HEADER = /^\s*Package\s+Version\b[^\n]*$|^\s*-{3,}(?:\s+-{3,})*\s*
 const MIN_PACKAGE_LINES = 3;
 /** pip's own log of an install: a line that lists packages by the dozen. */
 const INSTALL_LOG = /^\s*(?:Installing collected packages:|Successfully installed |Requirement already satisfied: )/;
-const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 
 export interface WithoutEnvironment {
   text: string;
@@ -22,12 +21,31 @@ export interface WithoutEnvironment {
   left: string[];
 }
 
+/**
+ * The text without its HTML comments (`<!-- … -->`; an unclosed one is left as written), and how many. A scan, not a
+ * lazy regex, which is quadratic over many unclosed `<!--`.
+ */
+function withoutComments(text: string): { text: string; comments: number } {
+  const parts: string[] = [];
+  let comments = 0;
+  let at = 0;
+  for (let open = text.indexOf('<!--'); open >= 0; open = text.indexOf('<!--', at)) {
+    const close = text.indexOf('-->', open + 4);
+    if (close < 0) break;
+    parts.push(text.slice(at, open));
+    comments++;
+    at = close + 3;
+  }
+  parts.push(text.slice(at));
+  return { text: parts.join(''), comments };
+}
+
 const count = (n: number, one: string, many: string) => (n === 1 ? one : `${n} ${many}`);
 
 /** The text with its HTML comments, package listings and pip install log left out, and what was. */
 export function withoutEnvironment(text: string): WithoutEnvironment {
-  const comments = text.match(HTML_COMMENT)?.length ?? 0;
-  const lines = text.replace(HTML_COMMENT, '').split('\n');
+  const { text: shown, comments } = withoutComments(text);
+  const lines = shown.split('\n');
   const drop = new Set<number>();
   let packages = 0;
   let log = 0;
