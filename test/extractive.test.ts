@@ -230,6 +230,19 @@ describe('answer shapes', () => {
     expectSpansHeld(answer.text, ctx);
   });
 
+  it('quotes the issue\'s title when its body is only a template, a log and code', () => {
+    const bare: Issue = { ...issue, body: '<!--\nThanks for submitting an issue!\n-->\n- [x] a minimal example\n```\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nTypeError: boom\n```' };
+    const citation: Citation = { path: '#7432', startLine: 1, endLine: 8, issue: 7432, url: issue.url };
+    const text = issueChunkText(issueHeader(bare), bare.body);
+    const chunk: Chunk = { id: chunkId('issues', citation, text), collection: 'issues', text, title: `#7432: ${issue.title}`, citation, tokens: 0 };
+    const q = 'Where is the bug from issue #7432 fixed?';
+    const ctx = lookedUpContext(q, 'en', chunk, evaluate);
+    const answer = extractiveAnswer(q, ctx);
+    expect(answer.text.startsWith(`According to issue #7432:\n\n- “${issue.title}” [1]\n\nWhere to look:`)).toBe(true);
+    expect(answer.text).not.toContain('Thanks for submitting');
+    expectSpansHeld(answer.text, ctx);
+  });
+
   it('never quotes an issue template: HTML comments, checklists, or a line two issues share', () => {
     const template = (n: number, body: string): Chunk => {
       const it: Issue = { ...issue, number: n, url: `https://github.com/pytest-dev/pytest/issues/${n}` };

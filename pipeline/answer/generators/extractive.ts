@@ -502,6 +502,12 @@ function issueSummary(candidates: QuoteCandidate[], context: Context, issue: num
     .slice(0, 2);
 }
 
+/** An issue block's title as its header line writes it (`Issue #N: title`, issueTitleLine), when it has one. */
+function issueTitle(block: ContextBlock): string | undefined {
+  const title = new RegExp(`^Issue #${block.citation.issue}: (.+)$`, 'm').exec(block.text)?.[1]?.trim();
+  return title && wordCount(title) >= 3 ? title : undefined;
+}
+
 /** Literal spans a sentence names (``MAX_CONTENT_LENGTH``, `--lf`, :func:`tmp_path`): what the code after it should show. */
 function literalsOf(quote: string): string[] {
   return [...quote.matchAll(/`+([^`]+?)`+/g)].map((m) => m[1]!.replace(/^~/, '').replace(/\(\)$/, '').split('.').at(-1)!.trim()).filter((l) => l.length >= 2);
@@ -551,7 +557,10 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
     if (shape === 'issue') {
       const issue = context.blocks[0]!;
       const n = issue.citation.issue!;
+      // An issue whose body is a template, logs and code says what it is in its title alone.
       const own = issueSummary(candidates, context, n);
+      const title = own.length === 0 ? issueTitle(issue) : undefined;
+      if (title !== undefined) own.push({ marker: issue.marker, offset: 0, quote: title, display: title, terms: new Set() });
       if (own.length) parts.push(ONE_ISSUE[language](n), '', ...own.map((c) => `- “${c.quote}” [${c.marker}]`), '');
       quotes.push(...own.map((c) => ({ marker: c.marker, text: c.quote })));
       // The code is found by the issue's words (the second hop), so its lines are chosen by them too.
