@@ -406,6 +406,12 @@ export const configSchema = z
              * `quote` may. An issue's own sentences (its summary) are kept either way.
              */
             questionSentences: z.enum(['skip', 'quote']).optional(),
+            /**
+             * extractive: a question that asks for a date ("On what date…", "¿Para qué fecha…?") or a price ("How much
+             * does … cost", "¿Cuánto cuesta…?") gets "not found" when none of its quotes gives one (`check`, default;
+             * pipeline/answer/answerType.ts); `ignore`: not checked.
+             */
+            answerTypes: z.enum(['check', 'ignore']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

@@ -1,4 +1,5 @@
 import { issueUnits } from '../../chunking/issueChunker.ts';
+import { expectedAnswerType, givesAnswerType, type AnswerType } from '../answerType.ts';
 import { splitProse, splitUnits } from '../../chunking/sentences.ts';
 import { pastedReason, route } from '../../retrieval/router.ts';
 import { contentTerms, foldWord } from '../../text/analysis.ts';
@@ -68,6 +69,8 @@ export interface ExtractiveOptions {
   unknownNames?: 'abstain' | 'abstain-unquoted' | 'ignore';
   /** `skip`: a sentence that asks (`asks`) is never quoted as an answer; `quote`: it may be. */
   questionSentences?: 'skip' | 'quote';
+  /** `check`: a question that asks for a date or a price (`expectedAnswerType`) gets no answer when no quote gives one; `ignore`: never checked. */
+  answerTypes?: 'check' | 'ignore';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -107,6 +110,7 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // skip: 7 of 200 dev answers changed, no metric moved (dev A/B, README Answers): the docs' own questions
   // ("So how exactly does Flask handle uploads?") came closest to the user's and answered nothing.
   questionSentences: 'skip',
+  answerTypes: 'check',
 };
 
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
@@ -124,6 +128,17 @@ const NO_ANSWER: Record<Language, string> = {
 const NOT_QUOTED: Record<Language, (names: string) => string> = {
   en: (names) => `I could not find the answer in the indexed sources: none of the passages that come closest mentions ${names}.`,
   es: (names) => `No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes más cercanos menciona ${names}.`,
+};
+
+const NOT_GIVEN: Record<Language, Record<AnswerType, string>> = {
+  en: {
+    date: 'I could not find the answer in the indexed sources: none of the passages that come closest gives a date.',
+    price: 'I could not find the answer in the indexed sources: none of the passages that come closest gives a price.',
+  },
+  es: {
+    date: 'No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes más cercanos da una fecha.',
+    price: 'No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes más cercanos da un precio.',
+  },
 };
 
 const NOT_MENTIONED: Record<Language, (names: string) => string> = {
@@ -586,6 +601,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
     const unquoted = unknownNames(question, quoted, context.translation);
     if (unquoted.length) return { ...base, text: NOT_QUOTED[language](unquoted.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
+  const wanted = opts.answerTypes === 'check' ? expectedAnswerType(question, context.translation) : undefined;
+  if (wanted && !chosen.some((c) => givesAnswerType(wanted, c.quote))) return { ...base, text: NOT_GIVEN[language][wanted], noAnswer: true };
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
   // A how-to answer shows the command or code that follows its best quote, as the docs give it.
   if (HOW_TO.test(question)) {

@@ -23,6 +23,7 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
     ...(config.spread !== undefined ? { spread: config.spread } : {}),
     ...(config.questionSentences !== undefined ? { questionSentences: config.questionSentences } : {}),
+    ...(config.answerTypes !== undefined ? { answerTypes: config.answerTypes } : {}),
     ...(config.maxSentences !== undefined ? { maxSentences: config.maxSentences } : {}),
     ...(config.spreadPages !== undefined ? { spreadPages: config.spreadPages } : {}),
   };
