@@ -22,7 +22,8 @@ const ASKS: Record<AnswerType, RegExp> = {
     String.raw`when (?:is|will|was|does|did)${E}[^?.]*${B}(?:released|come out|ship|shipped|published)`,
     'qu[eé] (?:fecha|d[ií]a|a[nñ]o)',
     'fecha de (?:publicaci[oó]n|lanzamiento|salida)',
-    'cu[aá]ndo (?:sale|saldr[aá]|sali[oó]|se publica|se publicar[aá]|se public[oó]|se lanza|se lanzar[aá]|se lanz[oó])',
+    // `cuándo` accented: unaccented, `cuando se lanzó` is "when it was launched", a clause, not a question.
+    'cuándo (?:sale|saldr[aá]|sali[oó]|se publica|se publicar[aá]|se public[oó]|se lanza|se lanzar[aá]|se lanz[oó])',
   ]),
   price: words([
     String.raw`how much (?:does|do|will|would|is|are)${E}[^?.]*${B}cost`,
@@ -37,9 +38,10 @@ const MONTHS =
   // Not `may`, English's modal verb.
   'january|february|march|april|june|july|august|september|october|november|december|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre';
 
-/** What a quote must hold to give each type: a year, a month or an ISO date; an amount of money, or "free". */
+/** What a quote must hold to give each type: a year or a month; an amount of money, or "free". */
 const GIVES: Record<AnswerType, RegExp> = {
-  date: words([String.raw`(?:1[89]|20)\d\d`, MONTHS]),
+  // A year (1185, 1774, 2025, the 1950s) or a month.
+  date: words([String.raw`[12]\d{3}s?`, MONTHS]),
   price: new RegExp(String.raw`[$€£¥]\s?\d|\d\s?(?:USD|EUR|GBP|dollars?|euros?|d[oó]lares)${E}|${B}(?:USD|EUR|GBP)\s?\d|${B}(?:free|gratis|gratuit[oa]s?)${E}`, 'iu'),
 };
 
