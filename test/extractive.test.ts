@@ -391,6 +391,21 @@ describe('relevance by meaning', () => {
     expect(extractiveAnswer(en, context(en, 'en', skipFunctions, intro), { ...cosineOnly, crossLingualDiscount: 0.02 }, scores).noAnswer).toBe(true);
   });
 
+  it('answerTypes: check (the default) answers a question that asks for a date only with a quote that gives one', () => {
+    const when = 'On what date is skipping going to be released?';
+    const scores = meaning({ 'The simplest way': 0.9 });
+    const checked = extractiveAnswer(when, context(when, 'en', skipFunctions, intro), {}, scores);
+    expect(checked).toMatchObject({ noAnswer: true, text: 'I could not find the answer in the indexed sources: none of the passages that come closest gives a date.' });
+    expect(extractiveAnswer(when, context(when, 'en', skipFunctions, intro), { answerTypes: 'ignore' }, scores).noAnswer).toBeUndefined();
+    const cuando = '¿Para qué fecha está prevista la publicación?';
+    expect(extractiveAnswer(cuando, context(cuando, 'es', skipFunctions, intro), {}, scores).text).toBe('No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes más cercanos da una fecha.');
+    const dated = docChunk(['Changelog'], 1, ['pytest 9.0 is planned for release in March 2026, after the deprecation period ends.']);
+    const answered = extractiveAnswer(when, context(when, 'en', dated, skipFunctions), {}, meaning({ 'pytest 9.0 is planned': 0.9 }));
+    expect(answered.noAnswer).toBeUndefined();
+    expect(answered.text).toContain('March 2026');
+    expect(extractiveOptions(configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', answerTypes: 'ignore' }))).toMatchObject({ answerTypes: 'ignore' });
+  });
+
   it('abstains when no sentence reaches the threshold, whatever words it shares', () => {
     const answer = extractiveAnswer('How do I skip a test function?', ctx, {}, meaning({}));
     expect(answer).toMatchObject({ noAnswer: true, text: 'No encuentro la respuesta en las fuentes indexadas.' });
