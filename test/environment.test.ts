@@ -62,6 +62,10 @@ describe('withoutEnvironment', () => {
     const text = 'a\nattrs==19.3.0\npluggy==0.13.1\npy==1.8.1';
     expect(searchedText(text, 'keep')).toEqual({ text, left: [] });
     expect(searchedText(text, 'leave-out').text).toBe('a');
+    // Nothing but an environment: that is all there is to search.
+    const only = 'attrs 1.0.0\npluggy 2.0.0\npy 3.0.0';
+    expect(searchedText(only, 'leave-out')).toEqual({ text: only, left: [] });
+    expect(searchedText('<!-- a comment -->', 'leave-out')).toEqual({ text: '<!-- a comment -->', left: [] });
   });
 
   it("a real issue (pytest #5413): its 79-line pip list goes, its example and question stay", () => {

@@ -76,7 +76,12 @@ export function withoutEnvironment(text: string): WithoutEnvironment {
   return { text: lines.filter((_, k) => !drop.has(k)).join('\n'), left };
 }
 
-/** The text a question or an issue is searched with (`retrieval.environment`): without its environment, or as written. */
+/**
+ * The text a question or an issue is searched with (`retrieval.environment`): without its environment, or as written
+ * — also when nothing but its environment was pasted (a package list alone is all there is to search).
+ */
 export function searchedText(text: string, environment: 'leave-out' | 'keep'): WithoutEnvironment {
-  return environment === 'leave-out' ? withoutEnvironment(text) : { text, left: [] };
+  if (environment === 'keep') return { text, left: [] };
+  const without = withoutEnvironment(text);
+  return /[\p{L}\p{N}]/u.test(without.text) ? without : { text, left: [] };
 }
