@@ -256,9 +256,9 @@ const FRAMES_TRIED = 8;
 
 /**
  * The innermost frame of a traceback that is in the sources, and the code chunk defining its function: the frame's
- * function looked up by name, kept where its file is the frame's: of the same name, sharing the most folders
- * (`sharedSuffix`). Frames outside the sources (the
- * standard library, the reporter's own tests) find none and are passed over.
+ * function looked up by name, kept where its file is the frame's (of the same name, sharing the most folders:
+ * `sharedSuffix`). Frames outside the sources (the standard library, the reporter's own tests) find none and are
+ * passed over.
  */
 async function crashSiteOf(store: Store, frames: readonly Frame[]): Promise<{ frame: Frame; chunk: Chunk } | undefined> {
   for (const frame of frames.filter((f) => f.name !== undefined).slice(0, FRAMES_TRIED)) {

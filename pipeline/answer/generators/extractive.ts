@@ -1,10 +1,10 @@
 import { issueUnits } from '../../chunking/issueChunker.ts';
-import { expectedAnswerType, givesAnswerType, type AnswerType } from '../answerType.ts';
 import { splitProse, splitUnits } from '../../chunking/sentences.ts';
 import { pastedReason, route } from '../../retrieval/router.ts';
 import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
 import { cosine, meanVector } from '../../vectors.ts';
+import { expectedAnswerType, givesAnswerType, type AnswerType } from '../answerType.ts';
 import { normaliseText, splitBlockText } from '../context.ts';
 import type { Context, ContextBlock, GeneratedAnswer, Generator, Language } from '../types.ts';
 
