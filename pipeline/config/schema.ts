@@ -225,8 +225,8 @@ export const configSchema = z
         environment: z.enum(['leave-out', 'keep']).default('leave-out'),
         /**
          * A traceback pasted into the question (pipeline/text/traceback.ts): `innermost`, the definition of the function
-         * its innermost frame in the sources is in (the file by name and folder, the function by name) is placed first,
-         * ahead of search; `none`, its names are looked up as any pasted text's are, after the first searched files.
+         * its innermost frame in the sources is in (the function by name, in a file of the frame's name sharing the most
+         * folders with it) is placed first, ahead of search; `none`, its names are looked up as any pasted text's are, after the first searched files.
          */
         traceback: z.enum(['innermost', 'none']).default('innermost'),
         /**
