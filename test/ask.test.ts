@@ -73,6 +73,10 @@ describe('cita ask', () => {
     const kept = askJson(pasted, '--set', 'retrieval.environment=keep');
     expect(kept.queries.code).toMatch(/fastparquet/);
     expect(kept.route.reasons.some((x: string) => x.startsWith('environment left out'))).toBe(false);
+    // cita search searches it the same way, and says so.
+    const searched = cita(p, ['search', 'demo', pasted]);
+    expect(searched.code).toBe(0);
+    expect(searched.stdout.split('\n')[0]).toBe('environment left out of the search: an HTML comment, 3 lines of a package list');
   });
 
   it("places the definition a pasted traceback's innermost frame in the sources is in first (retrieval.traceback)", () => {

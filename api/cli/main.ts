@@ -225,10 +225,11 @@ export function buildCli(): Command {
       const { config, store, embedder, close } = await openInstance(loaded, { purpose: 'search' });
       try {
         const collections = opts.source ? [opts.source] : COLLECTIONS;
-        const { language, translation, alpha, results } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
+        const { language, left, translation, alpha, results } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ query, language, ...(translation ? { translation } : {}), alpha, results }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results }, null, 2)}\n`);
         } else {
+          if (left) process.stdout.write(`environment left out of the search: ${left.join(', ')}\n`);
           if (translation?.text !== undefined) {
             process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
             for (const note of sensesNotes(translation, config.retrieval.crossLingual)) process.stdout.write(`${note}\n`);

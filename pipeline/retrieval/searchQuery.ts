@@ -26,6 +26,8 @@ export interface SearchQueryOptions {
 
 export interface SearchQueryResult {
   language: Language;
+  /** What a pasted issue's environment left out of the search (`retrieval.environment`), when anything was. */
+  left?: string[];
   /** The query in the corpus language, when written in another (or why it could not be translated). */
   translation?: Translation;
   alpha: number;
@@ -35,6 +37,7 @@ export interface SearchQueryResult {
 /** What a query is searched with: its language, its translation, the texts each retriever uses and the dense weight. */
 export interface PlannedQuery {
   language: Language;
+  left?: string[];
   translation?: Translation;
   plan: QueryPlan;
   alpha: number;
@@ -48,13 +51,13 @@ export async function planQuery(
 ): Promise<PlannedQuery> {
   const { config, store, modelTranslator } = deps;
   // A pasted issue without its environment, as `ask` searches it.
-  const text = searchedText(query, config.retrieval.environment).text;
+  const { text, left } = searchedText(query, config.retrieval.environment);
   // NFC as the router reads a question, so both detect the same language.
   const { language } = detectLanguage(text.normalize('NFC'));
   const crossLingual = language !== config.languages.corpus;
   const translation = crossLingual ? await translateQuestion(config, text, language, undefined, store, modelTranslator) : undefined;
   const plan = searchPlan(text, '', translation, config.retrieval.crossLingual).question;
-  return { language, ...(translation ? { translation } : {}), plan, alpha: questionAlpha(config.retrieval, crossLingual, alpha) };
+  return { language, ...(left.length > 0 ? { left } : {}), ...(translation ? { translation } : {}), plan, alpha: questionAlpha(config.retrieval, crossLingual, alpha) };
 }
 
 export async function searchQuery(
@@ -64,7 +67,7 @@ export async function searchQuery(
   options: SearchQueryOptions,
 ): Promise<SearchQueryResult> {
   const { config, store, embedder } = deps;
-  const { language, translation, plan, alpha } = await planQuery(deps, query, options.alpha);
+  const { language, left, translation, plan, alpha } = await planQuery(deps, query, options.alpha);
   const results = await searchCollections(store, embedder, query, options.collections, options.k, { ...config.retrieval.hybrid, alpha }, plan);
-  return { language, ...(translation ? { translation } : {}), alpha, results };
+  return { language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results };
 }
