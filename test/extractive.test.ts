@@ -217,6 +217,18 @@ describe('answer shapes', () => {
       'Where to look:\n\n- `src/_pytest/skipping.py` (evaluate_skip_marks): `def evaluate_skip_marks(item: Item) -> Skip | None:` [1]',
     );
     expectSpansHeld(answer.text, ctx);
+    // A comment that is a URL alone matches the question's words and says nothing: never the line shown.
+    const bootstrap = 'Where does the import bootstrap load a module by its path?';
+    const spec = codeChunk(
+      575,
+      [
+        'def _import_module_using_spec(module_name, module_path, module_location):',
+        '    # https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py#L1308-import-bootstrap-load-module-path',
+        '    spec = importlib.util.spec_from_file_location(module_name, str(module_path))',
+      ],
+      '_import_module_using_spec',
+    );
+    expect(extractiveAnswer(bootstrap, context(bootstrap, 'en', spec, intro)).text).not.toContain('https://');
   });
 
   it('answers "where is the bug from #N" with the issue in its own words, then the code', () => {

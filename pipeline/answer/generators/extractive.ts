@@ -475,14 +475,19 @@ const WHERE_LEAD: Record<Language, string> = { en: 'Where to look:', es: 'Dónde
 
 /**
  * The line of a code block that holds most of the terms (a definition line scores a half more, and
- * wins when no line holds any); lines without two words (separators, brackets) are never chosen.
+ * wins when no line holds any); lines without two words (separators, brackets) and comments that are a
+ * URL alone (`# https://github.com/python/cpython/blob/…/_bootstrap.py#L1308`: its words match, it says nothing)
+ * are never chosen.
  */
+/** A comment that is a URL and nothing else (`# https://…`, `// see: https://…`). */
+const URL_COMMENT = /^(?:#|\/\/)\s*(?:[\w ]{0,20}:\s*)?(?:https?:\/\/|www\.)\S+$/;
+
 function telltaleLine(block: ContextBlock, terms: Set<string>, corpus: Language): string | undefined {
   const { body } = splitBlockText(block.chunk, block.text);
   let best: { line: string; score: number } | undefined;
   for (const raw of body.split('\n')) {
     const line = raw.trim();
-    if (line.length > 160 || line.includes('`') || (line.match(/\p{L}{2,}/gu) ?? []).length < 2) continue;
+    if (line.length > 160 || line.includes('`') || (line.match(/\p{L}{2,}/gu) ?? []).length < 2 || URL_COMMENT.test(line)) continue;
     const lineTerms = contentTerms(line, corpus);
     let score = 0;
     for (const t of terms) if (lineTerms.has(t)) score++;
