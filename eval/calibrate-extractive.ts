@@ -19,6 +19,7 @@ import { ExtractiveGenerator, extractiveAnswer, isCodeQuestion, quoteCandidates,
 import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Context } from '../pipeline/answer/types.ts';
 import { findRoot } from '../pipeline/config/load.ts';
+import { citedGoldShare } from './metrics/citedGold.ts';
 import { referenceQuoted } from './metrics/referenceQuoted.ts';
 import { median } from './stats/median.ts';
 import { openTargets } from './target.ts';
@@ -142,11 +143,11 @@ async function main(): Promise<void> {
         n.answerable++;
         if (!a.noAnswer) n.answered++;
         if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) n.right++;
-        // The answer's precision (answer.citedGold): the share of the distinct files it cites that are gold.
-        const files = [...cited].filter((f): f is string => f !== undefined && !f.startsWith('#'));
-        if (!a.noAnswer && q.gold.files.length > 0 && files.length > 0) {
+        // The answer's precision (answer.citedGold), issues skipped.
+        const precision = citedGoldShare([...cited].filter((f): f is string => f !== undefined && !f.startsWith('#')), q.gold.files);
+        if (!a.noAnswer && q.gold.files.length > 0 && precision !== undefined) {
           n.citing++;
-          n.gold += files.filter((f) => q.gold.files.includes(f)).length / files.length;
+          n.gold += precision;
         }
         if (q.reference) {
           n.referenced++;

@@ -1,5 +1,6 @@
 import type { EvalQuestion } from '../../datasets/questions.ts';
 import type { VerifiedAnswer } from '../../pipeline/answer/types.ts';
+import { citedGoldShare } from '../metrics/citedGold.ts';
 import { referenceQuoted } from '../metrics/referenceQuoted.ts';
 import { referenceTermRecall } from '../metrics/referenceTerms.ts';
 import type { MetricValues } from '../report/types.ts';
@@ -30,14 +31,16 @@ export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference' | 'refe
   // code); the issue counts only for questions whose gold is an issue alone.
   const citesGold = answer.citations.some((c) => (files.size > 0 ? c.issue === undefined && files.has(c.path) : c.issue !== undefined && issues.has(c.issue)));
   const answerable = q.gold.answerable !== false;
-  const firstFile = answer.citations.find((c) => c.issue === undefined)?.path;
-  const citedFiles = [...new Set(answer.citations.filter((c) => c.issue === undefined).map((c) => c.path))];
+  // Citations in order of first use, issues skipped: the first is what a reader opens first.
+  const citedFiles = answer.citations.filter((c) => c.issue === undefined).map((c) => c.path);
+  const firstFile = citedFiles[0];
+  const citedGold = citedGoldShare(citedFiles, q.gold.files);
   const reference = answerable && q.reference ? referenceTermRecall(answered ? answer.text : '', q.reference) : null;
   const quoted = answerable && q.reference && q.referenceKind === 'quote' ? (answered ? referenceQuoted(answer.text, q.reference) : 0) : null;
   return {
     'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,
     'answer.firstFile': answerable && files.size > 0 ? (answered && firstFile !== undefined && files.has(firstFile) ? 1 : 0) : null,
-    'answer.citedGold': answerable && files.size > 0 && answered && citedFiles.length > 0 ? citedFiles.filter((f) => files.has(f)).length / citedFiles.length : null,
+    'answer.citedGold': answerable && files.size > 0 && answered ? (citedGold ?? null) : null,
     'answer.abstained': answerable ? null : answered ? 0 : 1,
     'answer.referenceTerms': reference,
     'answer.referenceQuoted': quoted,
