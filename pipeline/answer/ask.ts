@@ -11,13 +11,13 @@ import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPl
 import { meanVector } from '../vectors.ts';
 import type { ModelTranslator } from '../text/modelTranslate.ts';
 import { searchedText } from '../text/environment.ts';
-import { sharedSuffix, tracebackFrames, type Frame } from '../text/traceback.ts';
+import { tracebackFrames, type Frame } from '../text/traceback.ts';
 import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
 import { glossQuotes, ownNames } from './glosses.ts';
-import { pickDefinition, writtenNames } from './namedLookups.ts';
+import { frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
 import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
@@ -256,16 +256,12 @@ const FRAMES_TRIED = 8;
 
 /**
  * The innermost frame of a traceback that is in the sources, and the code chunk defining its function: the frame's
- * function looked up by name, kept where its file is the frame's (of the same name, sharing the most folders:
- * `sharedSuffix`). Frames outside the sources (the standard library, the reporter's own tests) find none and are
- * passed over.
+ * function looked up by name, its definition in the frame's file chosen by `frameDefinition`. Frames outside the
+ * sources (the standard library, the reporter's own tests) find none and are passed over.
  */
 async function crashSiteOf(store: Store, frames: readonly Frame[]): Promise<{ frame: Frame; chunk: Chunk } | undefined> {
   for (const frame of frames.filter((f) => f.name !== undefined).slice(0, FRAMES_TRIED)) {
-    const shared = (c: Chunk) => sharedSuffix(frame.path, c.citation.path ?? '');
-    const defined = (await store.lookupSymbol(frame.name!)).filter((c) => c.collection === 'code' && shared(c) > 0);
-    // The store's order breaks ties (exact names first).
-    const chunk = defined.reduce<Chunk | undefined>((best, c) => (best === undefined || shared(c) > shared(best) ? c : best), undefined);
+    const chunk = frameDefinition(frame, await store.lookupSymbol(frame.name!));
     if (chunk) return { frame, chunk };
   }
   return undefined;

@@ -1,3 +1,4 @@
+import { sharedSuffix, type Frame } from '../text/traceback.ts';
 import type { Chunk } from '../types.ts';
 
 /**
@@ -56,4 +57,14 @@ export function pickDefinition(written: WrittenName, definitions: readonly Chunk
     return at < 0 ? Number.POSITIVE_INFINITY : at;
   };
   return kept.map((d, order) => ({ d, order, rank: rankOf(d) })).sort((a, b) => a.rank - b.rank || a.order - b.order)[0]!.d;
+}
+
+/**
+ * The definition a traceback frame is in: of the code chunks defining its function, those in a file of the frame's
+ * name, the one sharing the most folders with the frame's path (`sharedSuffix`: the traceback writes the installed
+ * copy, `site-packages/_pytest/…`, of `src/_pytest/…`), the store's order breaking ties (exact names first).
+ */
+export function frameDefinition(frame: Frame, definitions: readonly Chunk[]): Chunk | undefined {
+  const shared = (c: Chunk) => sharedSuffix(frame.path, c.citation.path ?? '');
+  return definitions.filter((c) => c.collection === 'code' && shared(c) > 0).reduce<Chunk | undefined>((best, c) => (best === undefined || shared(c) > shared(best) ? c : best), undefined);
 }

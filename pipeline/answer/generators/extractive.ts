@@ -473,15 +473,15 @@ export function answerShape(question: string, context: Context): AnswerShape {
 
 const WHERE_LEAD: Record<Language, string> = { en: 'Where to look:', es: 'Dónde mirar:' };
 
+/** A comment that is a URL and nothing else (`# https://…`, `// see: https://…`). */
+const URL_COMMENT = /^(?:#|\/\/)\s*(?:[\w ]{0,20}:\s*)?(?:https?:\/\/|www\.)\S+$/;
+
 /**
  * The line of a code block that holds most of the terms (a definition line scores a half more, and
  * wins when no line holds any); lines without two words (separators, brackets) and comments that are a
  * URL alone (`# https://github.com/python/cpython/blob/…/_bootstrap.py#L1308`: its words match, it says nothing)
  * are never chosen.
  */
-/** A comment that is a URL and nothing else (`# https://…`, `// see: https://…`). */
-const URL_COMMENT = /^(?:#|\/\/)\s*(?:[\w ]{0,20}:\s*)?(?:https?:\/\/|www\.)\S+$/;
-
 function telltaleLine(block: ContextBlock, terms: Set<string>, corpus: Language): string | undefined {
   const { body } = splitBlockText(block.chunk, block.text);
   let best: { line: string; score: number } | undefined;
