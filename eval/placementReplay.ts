@@ -34,7 +34,7 @@ const filesOf = (hits: SearchHit[] = []) => [...new Set(hits.map((h) => h.chunk.
 function weightsOf(it: ReplayItem, sharpness?: number) {
   const route = routeQuestion(routedText(config, it.q.question));
   if (!model) return route.weights;
-  return learnedRoute(route, sharpness === undefined ? model : { ...model, sharpness }, evidenceFeatures(route, it.candidates.deep)).weights;
+  return learnedRoute(route, sharpness === undefined ? model : { ...model, sharpness }, evidenceFeatures(route, it.candidates.deep, it.candidates.mentions)).weights;
 }
 /** `--sharpness 1.5,2`: ask with the learned route's sharpness set to each (see RouterModel). */
 const sharpnesses = (values.sharpness ?? '').split(',').filter((s) => s.trim() !== '').map(Number);

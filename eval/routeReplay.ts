@@ -37,7 +37,7 @@ const schemes: Record<string, Scheme> = {
     ? {
         'learned (config)': (it: ReplayItem) => {
           const route = routeQuestion(routedText(config, it.q.question));
-          return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep)).weights;
+          return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep, it.candidates.mentions)).weights;
         },
       }
     : {}),

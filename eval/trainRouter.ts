@@ -27,7 +27,7 @@ const { config, items } = await replayItems(instance, { fresh: values.fresh ?? f
 
 const excluded = new Set(values.exclude);
 const example = (it: ReplayItem): RouteExample => {
-  const features = Object.entries(evidenceFeatures(routeQuestion(routedText(config, it.q.question)), it.candidates.deep)).filter(([name]) => !excluded.has(name));
+  const features = Object.entries(evidenceFeatures(routeQuestion(routedText(config, it.q.question)), it.candidates.deep, it.candidates.mentions)).filter(([name]) => !excluded.has(name));
   return { features: Object.fromEntries(features), docs: it.q.gold.source === 'docs' };
 };
 const dev = items.filter((it) => it.split === 'dev');

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
 import type { FusionResult } from '../retrieval/fusion/index.ts';
-import { evidenceFeatures, learnedRoute } from '../retrieval/learnedRoute.ts';
+import { evidenceFeatures, learnedRoute, type NameMentions } from '../retrieval/learnedRoute.ts';
+import { nameMentions } from '../retrieval/nameMentions.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import { withFileEvidence } from '../retrieval/hybrid.ts';
@@ -213,13 +214,17 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     });
   }
 
-  // The learned route weighs docs against code once the fits are known (retrieval done).
-  if (config.retrieval.router.kind === 'learned') {
-    const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found));
+  // The learned route weighs docs against code once the fits are known (retrieval done), and whether the names the
+  // question gives are the docs' or the code's (counted where there are both to tell apart; kept for a replay).
+  const learnedKind = config.retrieval.router.kind === 'learned';
+  const both = available.some(([c]) => c === 'docs') && available.some(([c]) => c === 'code');
+  const mentions: NameMentions[] = both && (learnedKind || options.keepCandidates) ? await time('lookup', () => nameMentions(store, route.lookups.symbols)) : [];
+  if (learnedKind) {
+    const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found, mentions));
     Object.assign(route, learned);
   }
   const placement = placementOf({ ...config, fusion: fusionConfig });
-  const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
+  const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, mentions, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);

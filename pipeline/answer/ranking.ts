@@ -1,6 +1,6 @@
 import type { CitaConfig } from '../config/schema.ts';
 import { fuse, type FusionOptions, type FusionResult } from '../retrieval/fusion/index.ts';
-import { evidenceOf } from '../retrieval/learnedRoute.ts';
+import { evidenceOf, type NameMentions } from '../retrieval/learnedRoute.ts';
 import type { Chunk, Collection, SearchHit } from '../types.ts';
 import type { BlockScores } from './types.ts';
 
@@ -57,6 +57,8 @@ export interface Candidates {
   crashSite?: Placed[];
   /** Definitions of the names the question gives: after the first files search finds. */
   named: Placed[];
+  /** How often the docs and the code mention the names the question gives: the learned route's evidence, kept so a replay can route again. */
+  mentions?: NameMentions[];
   /** The router's weights per collection. */
   weights: Record<Collection, number>;
   /** Pasted text: its names are only mentioned, so their definitions come after MENTIONED_AFTER files. */

@@ -27,13 +27,41 @@ export interface RouterModel {
   sharpness?: number;
 }
 
+/** How many chunks of the docs and of the code mention a name the question gives (`Store.matchCounts`). */
+export interface NameMentions {
+  name: string;
+  docs: number;
+  code: number;
+}
+
+/**
+ * Whether the names a question gives are the docs' names or the code's: ln(1 + docs chunks) − ln(1 +
+ * code chunks) mentioning each, averaged over the names either collection mentions; undefined when
+ * there are none. A public name the docs explain (`pytest.raises`, `PYTEST_CURRENT_TEST`,
+ * `yield_fixture`) is asked about in a docs question as often as in a code one, so "names an
+ * identifier" alone sent such questions to code; an internal one (`FixtureFunctionMarker.__call__`,
+ * `_format_repr_exception`) the docs never mention. Counts, not rates: a collection's size is part of
+ * what the fitted coefficient absorbs, so a model is fitted for the instance it was trained on.
+ */
+export function documentedNames(mentions: readonly NameMentions[]): number | undefined {
+  const known = mentions.filter((m) => m.docs + m.code > 0);
+  if (known.length === 0) return undefined;
+  return known.reduce((s, m) => s + Math.log1p(m.docs) - Math.log1p(m.code), 0) / known.length;
+}
+
 /**
  * What the model reads, by name: one per router rule (1 when it fired), the error words asked about
- * and pasted text (below), and the fit differences. Not
+ * and pasted text (below), the fit differences, and whether the names it gives are documented
+ * (`names:documented`, `documentedNames`; absent when it gives none either collection mentions). Not
  * the language: which collection answers is a matter of what is asked, and a language feature would
  * learn only how a dataset happens to mix its questions.
  */
-export function routeFeatures(route: Pick<Route, 'fired' | 'pasted'>, fits: Record<Collection, CollectionFit>, topDense: Record<Collection, number | null>): Record<string, number> {
+export function routeFeatures(
+  route: Pick<Route, 'fired' | 'pasted'>,
+  fits: Record<Collection, CollectionFit>,
+  topDense: Record<Collection, number | null>,
+  mentions: readonly NameMentions[] = [],
+): Record<string, number> {
   const features: Record<string, number> = {};
   for (const name of route.fired) features[`rule:${name}`] = 1;
   // Error words asked about, apart from those of pasted text (an issue, a traceback: mentioned, not
@@ -51,6 +79,8 @@ export function routeFeatures(route: Pick<Route, 'fired' | 'pasted'>, fits: Reco
   features['fit:bm25'] = diff(fits.docs.bm25, fits.code.bm25);
   // Raw cosine of each collection's best hit, ×20 so a typical gap (0.01–0.05) is of order one.
   features['top:dense'] = 20 * diff(topDense.docs, topDense.code);
+  const documented = documentedNames(mentions);
+  if (documented !== undefined) features['names:documented'] = documented;
   return features;
 }
 
@@ -72,10 +102,10 @@ export function topDense(lists: Partial<Record<Collection, SearchHit[]>>): Recor
   return Object.fromEntries(COLLECTIONS.map((c) => [c, best(lists[c])])) as Record<Collection, number | null>;
 }
 
-/** The model's features for a question whose collections were searched: measured on each list's first `EVIDENCE_DEPTH` hits. */
-export function evidenceFeatures(route: Pick<Route, 'fired' | 'pasted'>, lists: Partial<Record<Collection, SearchHit[]>>): Record<string, number> {
+/** The model's features for a question whose collections were searched: measured on each list's first `EVIDENCE_DEPTH` hits, and on its names' mentions. */
+export function evidenceFeatures(route: Pick<Route, 'fired' | 'pasted'>, lists: Partial<Record<Collection, SearchHit[]>>, mentions: readonly NameMentions[] = []): Record<string, number> {
   const evidence = evidenceOf(lists);
-  return routeFeatures(route, collectionFits(evidence), topDense(evidence));
+  return routeFeatures(route, collectionFits(evidence), topDense(evidence), mentions);
 }
 
 /** P(the docs answer the question) under the model. */

@@ -1,0 +1,17 @@
+import type { Store } from '../store/store.ts';
+import type { NameMentions } from './learnedRoute.ts';
+
+/** The most names counted: a pasted issue names dozens, and the first say as much as the rest. */
+export const COUNTED_NAMES = 20;
+
+/**
+ * How many chunks of the docs and of the code mention each name the question gives (the first
+ * `COUNTED_NAMES`): the learned route's `names:documented` evidence. Two `Store.matchCounts` requests.
+ */
+export async function nameMentions(store: Pick<Store, 'matchCounts'>, names: readonly string[]): Promise<NameMentions[]> {
+  const counted = [...new Set(names)].slice(0, COUNTED_NAMES);
+  if (counted.length === 0) return [];
+  const sets = counted.map((name) => [name]);
+  const [docs, code] = await Promise.all([store.matchCounts('docs', sets), store.matchCounts('code', sets)]);
+  return counted.map((name, i) => ({ name, docs: docs[i] ?? 0, code: code[i] ?? 0 }));
+}
