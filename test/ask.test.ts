@@ -200,6 +200,16 @@ describe('cita ask', () => {
     expect(rules.route.reasons.some((x: string) => x.startsWith('learned route'))).toBe(false);
   });
 
+  it('counts how often the docs and the code mention the names a question gives (names:documented), and shows it in --json reasons', () => {
+    const r = askJson('Can I use `skipif` with a condition?');
+    const reason = (r.route.reasons as string[]).at(-1)!;
+    // `skipif` is in the guide and nowhere in the code: documented, so the learned route leans to the docs for it.
+    expect(reason).toMatch(/^learned route: P\(docs\) \d\.\d\d \(.*names:documented \+\d\.\d\d/);
+    expect(r.route.top).toBe('docs');
+    const internal = askJson('Can I use `parse_config` with a condition?');
+    expect((internal.route.reasons as string[]).at(-1)).toMatch(/names:documented -\d\.\d\d/);
+  });
+
   it('reports the slot distribution of the fusion method in config, or of one set per question', () => {
     const proportional = askJson('How do I install widgets?');
     const rrf = askJson('How do I install widgets?', '--set', 'fusion.method=rrf');

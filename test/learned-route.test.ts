@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
-import { docsProbability, learnedRoute, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { docsProbability, documentedNames, learnedRoute, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { COUNTED_NAMES, nameMentions } from '../pipeline/retrieval/nameMentions.ts';
 import { route } from '../pipeline/retrieval/router.ts';
 import type { CollectionFit } from '../pipeline/retrieval/fusion/proportional.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
@@ -61,6 +62,44 @@ describe('routeFeatures', () => {
     // A model that does not name the new features reads the same as before them.
     const old = { intercept: 0.5, coefficients: { 'rule:error phrasing': -1.5, 'fit:dense': 1 } };
     expect(docsProbability(old, asked)).toBeCloseTo(1 / (1 + Math.exp(-(0.5 - 1.5))), 12);
+  });
+
+  it('names:documented: ln(1 + docs) − ln(1 + code) over the names either collection mentions, absent without one', () => {
+    const fits = { docs: fit(0.5, 0.5), code: fit(0.5, 0.5), issues: fit(0, 0) } as Record<Collection, CollectionFit>;
+    const none = { docs: null, code: null, issues: null };
+    const r = route('Is it safe to use pytest.raises from threads?');
+    const mentions = [
+      { name: 'pytest.raises', docs: 48, code: 6 },
+      { name: 'NotThere', docs: 0, code: 0 }, // neither mentions it: it says nothing either way
+      { name: '_internal_helper', docs: 0, code: 3 },
+    ];
+    const expected = (Math.log(49) - Math.log(7) + (0 - Math.log(4))) / 2;
+    expect(documentedNames(mentions)).toBeCloseTo(expected, 12);
+    expect(routeFeatures(r, fits, none, mentions)['names:documented']).toBeCloseTo(expected, 12);
+    expect(documentedNames([{ name: 'NotThere', docs: 0, code: 0 }])).toBeUndefined();
+    expect(routeFeatures(r, fits, none)['names:documented']).toBeUndefined();
+    expect(routeFeatures(r, fits, none, [{ name: 'NotThere', docs: 0, code: 0 }])).not.toHaveProperty('names:documented');
+  });
+
+  it('nameMentions counts each name once in docs and in code, at most COUNTED_NAMES of them', async () => {
+    const asked: [string, string[][]][] = [];
+    const store = {
+      matchCounts: async (collection: Collection, sets: string[][]) => {
+        asked.push([collection, sets]);
+        return sets.map(([w]) => (collection === 'docs' ? w!.length : 1));
+      },
+    };
+    expect(await nameMentions(store, [])).toEqual([]);
+    expect(asked).toEqual([]); // no request for a question that names nothing
+    const names = ['raises', 'raises', ...Array.from({ length: 30 }, (_, i) => `n${i}`)];
+    const m = await nameMentions(store, names);
+    expect(m).toHaveLength(COUNTED_NAMES);
+    expect(m[0]).toEqual({ name: 'raises', docs: 6, code: 1 });
+    expect(m[1]!.name).toBe('n0');
+    expect(asked.map(([c, sets]) => [c, sets.length])).toEqual([
+      ['docs', COUNTED_NAMES],
+      ['code', COUNTED_NAMES],
+    ]);
   });
 
   it('topDense takes each collection’s best dense similarity, null without one', () => {
