@@ -215,10 +215,12 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   }
 
   // The learned route weighs docs against code once the fits are known (retrieval done), and whether the names the
-  // question gives are the docs' or the code's (counted where there are both to tell apart; kept for a replay).
+  // question asks about are the docs' or the code's (counted where there are both to tell apart, not for pasted text;
+  // kept for a replay).
   const learnedKind = config.retrieval.router.kind === 'learned';
   const both = available.some(([c]) => c === 'docs') && available.some(([c]) => c === 'code');
-  const mentions: NameMentions[] = both && (learnedKind || options.keepCandidates) ? await time('lookup', () => nameMentions(store, route.lookups.symbols)) : [];
+  const counted = both && !route.pasted && (learnedKind || options.keepCandidates);
+  const mentions: NameMentions[] = counted ? await time('lookup', () => nameMentions(store, route.lookups.symbols)) : [];
   if (learnedKind) {
     const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found, mentions));
     Object.assign(route, learned);

@@ -51,8 +51,9 @@ export function documentedNames(mentions: readonly NameMentions[]): number | und
 
 /**
  * What the model reads, by name: one per router rule (1 when it fired), the error words asked about
- * and pasted text (below), the fit differences, and whether the names it gives are documented
- * (`names:documented`, `documentedNames`; absent when it gives none either collection mentions). Not
+ * and pasted text (below), the fit differences, and whether the names it asks about are documented
+ * (`names:documented`, `documentedNames`; absent when it gives none either collection mentions, and
+ * for pasted text, whose names are mentioned, not asked about). Not
  * the language: which collection answers is a matter of what is asked, and a language feature would
  * learn only how a dataset happens to mix its questions.
  */
@@ -79,7 +80,8 @@ export function routeFeatures(
   features['fit:bm25'] = diff(fits.docs.bm25, fits.code.bm25);
   // Raw cosine of each collection's best hit, ×20 so a typical gap (0.01–0.05) is of order one.
   features['top:dense'] = 20 * diff(topDense.docs, topDense.code);
-  const documented = documentedNames(mentions);
+  // Only names asked about: pasted text mentions the reporter's own (`test_b`, `AssertionError`), documented or not.
+  const documented = route.pasted ? undefined : documentedNames(mentions);
   if (documented !== undefined) features['names:documented'] = documented;
   return features;
 }
