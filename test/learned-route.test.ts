@@ -79,6 +79,10 @@ describe('routeFeatures', () => {
     expect(documentedNames([{ name: 'NotThere', docs: 0, code: 0 }])).toBeUndefined();
     expect(routeFeatures(r, fits, none)['names:documented']).toBeUndefined();
     expect(routeFeatures(r, fits, none, [{ name: 'NotThere', docs: 0, code: 0 }])).not.toHaveProperty('names:documented');
+    // Pasted text mentions its names (the reporter's test_b, AssertionError); they say nothing of what is asked.
+    const pasted = route(`assert fails\n${'Traceback (most recent call last): File "t.py", line 3, in test_b\n'.repeat(12)}AssertionError`);
+    expect(pasted.pasted).toBe(true);
+    expect(routeFeatures(pasted, fits, none, mentions)).not.toHaveProperty('names:documented');
   });
 
   it('nameMentions counts each name once in docs and in code, at most COUNTED_NAMES of them', async () => {
