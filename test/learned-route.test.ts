@@ -64,21 +64,29 @@ describe('routeFeatures', () => {
     expect(docsProbability(old, asked)).toBeCloseTo(1 / (1 + Math.exp(-(0.5 - 1.5))), 12);
   });
 
-  it('names:documented: ln(1 + docs) − ln(1 + code) over the names either collection mentions, absent without one', () => {
+  it('names:documented: the log share of docs chunks less that of code chunks mentioning each name, averaged, absent without one', () => {
     const fits = { docs: fit(0.5, 0.5), code: fit(0.5, 0.5), issues: fit(0, 0) } as Record<Collection, CollectionFit>;
     const none = { docs: null, code: null, issues: null };
     const r = route('Is it safe to use pytest.raises from threads?');
-    const mentions = [
-      { name: 'pytest.raises', docs: 48, code: 6 },
-      { name: 'NotThere', docs: 0, code: 0 }, // neither mentions it: it says nothing either way
-      { name: '_internal_helper', docs: 0, code: 3 },
-    ];
-    const expected = (Math.log(49) - Math.log(7) + (0 - Math.log(4))) / 2;
+    const chunks = { docs: 99, code: 999 };
+    const mentions = {
+      chunks,
+      names: [
+        { name: 'pytest.raises', docs: 49, code: 99 },
+        { name: 'NotThere', docs: 0, code: 0 }, // neither mentions it: it says nothing either way
+        { name: '_internal_helper', docs: 0, code: 9 },
+      ],
+    };
+    // pytest.raises: half the docs, a tenth of the code; _internal_helper: no docs chunk, 1% of the code.
+    const expected = (Math.log(50 / 100) - Math.log(100 / 1000) + (Math.log(1 / 100) - Math.log(10 / 1000))) / 2;
     expect(documentedNames(mentions)).toBeCloseTo(expected, 12);
     expect(routeFeatures(r, fits, none, mentions)['names:documented']).toBeCloseTo(expected, 12);
-    expect(documentedNames([{ name: 'NotThere', docs: 0, code: 0 }])).toBeUndefined();
-    expect(routeFeatures(r, fits, none)['names:documented']).toBeUndefined();
-    expect(routeFeatures(r, fits, none, [{ name: 'NotThere', docs: 0, code: 0 }])).not.toHaveProperty('names:documented');
+    // Shares, not counts: the same mentions in a repository with ten times the code read more documented.
+    const moreCode = { ...mentions, chunks: { docs: 99, code: 9999 } };
+    expect(documentedNames(moreCode)! - documentedNames(mentions)!).toBeCloseTo(Math.log(10), 12);
+    expect(documentedNames({ chunks, names: [{ name: 'NotThere', docs: 0, code: 0 }] })).toBeUndefined();
+    expect(documentedNames(undefined)).toBeUndefined();
+    expect(routeFeatures(r, fits, none)).not.toHaveProperty('names:documented');
     // Pasted text mentions its names (the reporter's test_b, AssertionError); they say nothing of what is asked.
     const pasted = route(`assert fails\n${'Traceback (most recent call last): File "t.py", line 3, in test_b\n'.repeat(12)}AssertionError`);
     expect(pasted.pasted).toBe(true);
@@ -93,13 +101,15 @@ describe('routeFeatures', () => {
         return sets.map(([w]) => (collection === 'docs' ? w!.length : 1));
       },
     };
-    expect(await nameMentions(store, [])).toEqual([]);
+    const chunks = { docs: 10, code: 20 };
+    expect(await nameMentions(store, [], chunks)).toBeUndefined();
     expect(asked).toEqual([]); // no request for a question that names nothing
     const names = ['raises', 'raises', ...Array.from({ length: 30 }, (_, i) => `n${i}`)];
-    const m = await nameMentions(store, names);
-    expect(m).toHaveLength(COUNTED_NAMES);
-    expect(m[0]).toEqual({ name: 'raises', docs: 6, code: 1 });
-    expect(m[1]!.name).toBe('n0');
+    const m = (await nameMentions(store, names, chunks))!;
+    expect(m.chunks).toEqual(chunks);
+    expect(m.names).toHaveLength(COUNTED_NAMES);
+    expect(m.names[0]).toEqual({ name: 'raises', docs: 6, code: 1 });
+    expect(m.names[1]!.name).toBe('n0');
     expect(asked.map(([c, sets]) => [c, sets.length])).toEqual([
       ['docs', COUNTED_NAMES],
       ['code', COUNTED_NAMES],

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
 import type { FusionResult } from '../retrieval/fusion/index.ts';
-import { evidenceFeatures, learnedRoute, type NameMentions } from '../retrieval/learnedRoute.ts';
+import { evidenceFeatures, learnedRoute } from '../retrieval/learnedRoute.ts';
 import { nameMentions } from '../retrieval/nameMentions.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
@@ -218,15 +218,15 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   // question asks about are the docs' or the code's (counted where there are both to tell apart, not for pasted text;
   // kept for a replay).
   const learnedKind = config.retrieval.router.kind === 'learned';
-  const both = available.some(([c]) => c === 'docs') && available.some(([c]) => c === 'code');
-  const counted = both && !route.pasted && (learnedKind || options.keepCandidates);
-  const mentions: NameMentions[] = counted ? await time('lookup', () => nameMentions(store, route.lookups.symbols)) : [];
+  const size = Object.fromEntries(available) as Partial<Record<Collection, number>>;
+  const counted = size.docs !== undefined && size.code !== undefined && !route.pasted && (learnedKind || options.keepCandidates);
+  const mentions = counted ? await time('lookup', () => nameMentions(store, route.lookups.symbols, { docs: size.docs!, code: size.code! })) : undefined;
   if (learnedKind) {
     const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found, mentions));
     Object.assign(route, learned);
   }
   const placement = placementOf({ ...config, fusion: fusionConfig });
-  const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, mentions, weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
+  const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, ...(mentions ? { mentions } : {}), weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);

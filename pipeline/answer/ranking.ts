@@ -58,7 +58,7 @@ export interface Candidates {
   /** Definitions of the names the question gives: after the first files search finds. */
   named: Placed[];
   /** How often the docs and the code mention the names the question gives: the learned route's evidence, kept so a replay can route again. */
-  mentions?: NameMentions[];
+  mentions?: NameMentions;
   /** The router's weights per collection. */
   weights: Record<Collection, number>;
   /** Pasted text: its names are only mentioned, so their definitions come after MENTIONED_AFTER files. */

@@ -27,26 +27,27 @@ export interface RouterModel {
   sharpness?: number;
 }
 
-/** How many chunks of the docs and of the code mention a name the question gives (`Store.matchCounts`). */
+/** How many chunks the docs and the code hold, and how many of each mention each name a question asks about (`Store.matchCounts`). */
 export interface NameMentions {
-  name: string;
-  docs: number;
-  code: number;
+  chunks: { docs: number; code: number };
+  names: { name: string; docs: number; code: number }[];
 }
 
 /**
- * Whether the names a question gives are the docs' names or the code's: ln(1 + docs chunks) − ln(1 +
- * code chunks) mentioning each, averaged over the names either collection mentions; undefined when
- * there are none. A public name the docs explain (`pytest.raises`, `PYTEST_CURRENT_TEST`,
+ * Whether the names a question asks about are the docs' names or the code's: for each name either
+ * collection mentions, the log of the share of docs chunks that mention it less the log of the share
+ * of code chunks (ln((1 + docs) / (1 + docs chunks)) − ln((1 + code) / (1 + code chunks))), averaged;
+ * undefined when there is none. A public name the docs explain (`pytest.raises`, `PYTEST_CURRENT_TEST`,
  * `yield_fixture`) is asked about in a docs question as often as in a code one, so "names an
  * identifier" alone sent such questions to code; an internal one (`FixtureFunctionMarker.__call__`,
- * `_format_repr_exception`) the docs never mention. Counts, not rates: a collection's size is part of
- * what the fitted coefficient absorbs, so a model is fitted for the instance it was trained on.
+ * `_format_repr_exception`) the docs never mention. Shares, not counts, so a repository whose code
+ * outweighs its docs tenfold reads the same as one where they are even. Pure.
  */
-export function documentedNames(mentions: readonly NameMentions[]): number | undefined {
-  const known = mentions.filter((m) => m.docs + m.code > 0);
-  if (known.length === 0) return undefined;
-  return known.reduce((s, m) => s + Math.log1p(m.docs) - Math.log1p(m.code), 0) / known.length;
+export function documentedNames(mentions: NameMentions | undefined): number | undefined {
+  const known = (mentions?.names ?? []).filter((m) => m.docs + m.code > 0);
+  if (!mentions || known.length === 0) return undefined;
+  const share = (n: number, of: number) => Math.log((1 + n) / (1 + of));
+  return known.reduce((s, m) => s + share(m.docs, mentions.chunks.docs) - share(m.code, mentions.chunks.code), 0) / known.length;
 }
 
 /**
@@ -61,7 +62,7 @@ export function routeFeatures(
   route: Pick<Route, 'fired' | 'pasted'>,
   fits: Record<Collection, CollectionFit>,
   topDense: Record<Collection, number | null>,
-  mentions: readonly NameMentions[] = [],
+  mentions?: NameMentions,
 ): Record<string, number> {
   const features: Record<string, number> = {};
   for (const name of route.fired) features[`rule:${name}`] = 1;
@@ -105,7 +106,7 @@ export function topDense(lists: Partial<Record<Collection, SearchHit[]>>): Recor
 }
 
 /** The model's features for a question whose collections were searched: measured on each list's first `EVIDENCE_DEPTH` hits, and on its names' mentions. */
-export function evidenceFeatures(route: Pick<Route, 'fired' | 'pasted'>, lists: Partial<Record<Collection, SearchHit[]>>, mentions: readonly NameMentions[] = []): Record<string, number> {
+export function evidenceFeatures(route: Pick<Route, 'fired' | 'pasted'>, lists: Partial<Record<Collection, SearchHit[]>>, mentions?: NameMentions): Record<string, number> {
   const evidence = evidenceOf(lists);
   return routeFeatures(route, collectionFits(evidence), topDense(evidence), mentions);
 }

@@ -5,13 +5,14 @@ import type { NameMentions } from './learnedRoute.ts';
 export const COUNTED_NAMES = 20;
 
 /**
- * How many chunks of the docs and of the code mention each name the question gives (the first
- * `COUNTED_NAMES`): the learned route's `names:documented` evidence. Two `Store.matchCounts` requests.
+ * How many chunks of the docs and of the code mention each name the question asks about (the first
+ * `COUNTED_NAMES`), beside how many chunks each holds: the learned route's `names:documented`
+ * evidence. Two `Store.matchCounts` requests; undefined, and no request, when it names nothing.
  */
-export async function nameMentions(store: Pick<Store, 'matchCounts'>, names: readonly string[]): Promise<NameMentions[]> {
+export async function nameMentions(store: Pick<Store, 'matchCounts'>, names: readonly string[], chunks: NameMentions['chunks']): Promise<NameMentions | undefined> {
   const counted = [...new Set(names)].slice(0, COUNTED_NAMES);
-  if (counted.length === 0) return [];
+  if (counted.length === 0) return undefined;
   const sets = counted.map((name) => [name]);
   const [docs, code] = await Promise.all([store.matchCounts('docs', sets), store.matchCounts('code', sets)]);
-  return counted.map((name, i) => ({ name, docs: docs[i] ?? 0, code: code[i] ?? 0 }));
+  return { chunks, names: counted.map((name, i) => ({ name, docs: docs[i] ?? 0, code: code[i] ?? 0 })) };
 }
