@@ -71,7 +71,8 @@ export interface Store {
   /**
    * For each set of words, how many chunks of the collection hold all of them (in any of the fields
    * bm25 searches, tokens as bm25 reads them; a word of several tokens is a phrase). A set without
-   * searchable words counts 0. Word co-occurrence statistics, for choosing among a translated word's senses.
+   * searchable words counts 0. Word co-occurrence statistics, for choosing among a translated word's senses,
+   * and how often each collection mentions a name a question asks about (the learned route's `names:documented`).
    */
   matchCounts(collection: Collection, wordSets: string[][]): Promise<number[]>;
   /**
