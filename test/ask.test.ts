@@ -206,6 +206,7 @@ describe('cita ask', () => {
     // `skipif` is in the guide and nowhere in the code: documented, so the learned route leans to the docs for it.
     expect(reason).toMatch(/^learned route: P\(docs\) \d\.\d\d \(.*names:documented \+\d\.\d\d/);
     expect(r.route.top).toBe('docs');
+    expect(r.route.reasons).toContainEqual(expect.stringMatching(/^names asked about, chunks that mention each in the docs \(of \d+\) \/ the code \(of \d+\): skipif [1-9]\d* \/ 0$/));
     const internal = askJson('Can I use `parse_config` with a condition?');
     expect((internal.route.reasons as string[]).at(-1)).toMatch(/names:documented -\d\.\d\d/);
   });

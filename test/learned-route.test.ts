@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
 import { docsProbability, documentedNames, learnedRoute, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
-import { COUNTED_NAMES, nameMentions } from '../pipeline/retrieval/nameMentions.ts';
+import { COUNTED_NAMES, mentionsNote, nameMentions } from '../pipeline/retrieval/nameMentions.ts';
 import { route } from '../pipeline/retrieval/router.ts';
 import type { CollectionFit } from '../pipeline/retrieval/fusion/proportional.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
@@ -114,6 +114,7 @@ describe('routeFeatures', () => {
       ['docs', COUNTED_NAMES],
       ['code', COUNTED_NAMES],
     ]);
+    expect(mentionsNote(m)).toBe('names asked about, chunks that mention each in the docs (of 10) / the code (of 20): raises 6 / 1, n0 2 / 1, n1 2 / 1, n2 2 / 1, n3 2 / 1, and 15 more');
   });
 
   it('topDense takes each collection’s best dense similarity, null without one', () => {

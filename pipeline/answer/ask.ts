@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CitaConfig } from '../config/schema.ts';
 import type { FusionResult } from '../retrieval/fusion/index.ts';
 import { evidenceFeatures, learnedRoute } from '../retrieval/learnedRoute.ts';
-import { nameMentions } from '../retrieval/nameMentions.ts';
+import { mentionsNote, nameMentions } from '../retrieval/nameMentions.ts';
 import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import { withFileEvidence } from '../retrieval/hybrid.ts';
@@ -221,6 +221,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const size = Object.fromEntries(available) as Partial<Record<Collection, number>>;
   const counted = size.docs !== undefined && size.code !== undefined && !route.pasted && (learnedKind || options.keepCandidates);
   const mentions = counted ? await time('lookup', () => nameMentions(store, route.lookups.symbols, { docs: size.docs!, code: size.code! })) : undefined;
+  if (learnedKind && mentions) route.reasons.push(mentionsNote(mentions));
   if (learnedKind) {
     const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found, mentions));
     Object.assign(route, learned);
