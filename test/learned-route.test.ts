@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
-import { docsProbability, documentedNames, learnedRoute, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { docsProbability, DOCUMENTED_RANGE, documentedNames, learnedRoute, routeFeatures, topDense, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
 import { COUNTED_NAMES, mentionsNote, nameMentions } from '../pipeline/retrieval/nameMentions.ts';
 import { route } from '../pipeline/retrieval/router.ts';
 import type { CollectionFit } from '../pipeline/retrieval/fusion/proportional.ts';
@@ -84,6 +84,9 @@ describe('routeFeatures', () => {
     // Shares, not counts: the same mentions in a repository with ten times the code read more documented.
     const moreCode = { ...mentions, chunks: { docs: 99, code: 9999 } };
     expect(documentedNames(moreCode)! - documentedNames(mentions)!).toBeCloseTo(Math.log(10), 12);
+    // A README of 10 chunks that names it once, against 5,000 code chunks of which 3 do: clipped, not +4.8.
+    expect(documentedNames({ chunks: { docs: 10, code: 5000 }, names: [{ name: 'foo', docs: 1, code: 3 }] })).toBe(DOCUMENTED_RANGE);
+    expect(documentedNames({ chunks: { docs: 5000, code: 10 }, names: [{ name: 'foo', docs: 3, code: 1 }] })).toBe(-DOCUMENTED_RANGE);
     expect(documentedNames({ chunks, names: [{ name: 'NotThere', docs: 0, code: 0 }] })).toBeUndefined();
     expect(documentedNames(undefined)).toBeUndefined();
     expect(routeFeatures(r, fits, none)).not.toHaveProperty('names:documented');

@@ -47,8 +47,16 @@ export function documentedNames(mentions: NameMentions | undefined): number | un
   const known = (mentions?.names ?? []).filter((m) => m.docs + m.code > 0);
   if (!mentions || known.length === 0) return undefined;
   const share = (n: number, of: number) => Math.log((1 + n) / (1 + of));
-  return known.reduce((s, m) => s + share(m.docs, mentions.chunks.docs) - share(m.code, mentions.chunks.code), 0) / known.length;
+  const mean = known.reduce((s, m) => s + share(m.docs, mentions.chunks.docs) - share(m.code, mentions.chunks.code), 0) / known.length;
+  return Math.max(-DOCUMENTED_RANGE, Math.min(DOCUMENTED_RANGE, mean));
 }
+
+/**
+ * Where `documentedNames` is clipped: the shipped coefficients were fitted on values from −4.0 to 2.5
+ * (pytest's dev half), and a collection of a few chunks (a README alone) gives shares far beyond that,
+ * where a linear model's extrapolation is not evidence.
+ */
+export const DOCUMENTED_RANGE = 4;
 
 /**
  * What the model reads, by name: one per router rule (1 when it fired), the error words asked about
