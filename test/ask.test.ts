@@ -200,7 +200,7 @@ describe('cita ask', () => {
     expect(rules.route.reasons.some((x: string) => x.startsWith('learned route'))).toBe(false);
   });
 
-  it('counts how often the docs and the code mention the names a question gives (names:documented), and shows it in --json reasons', () => {
+  it('counts how often the docs and the code mention the names a question asks about (names:documented), and shows it in --json reasons', () => {
     const r = askJson('Can I use `skipif` with a condition?');
     const reason = (r.route.reasons as string[]).at(-1)!;
     // `skipif` is in the guide and nowhere in the code: documented, so the learned route leans to the docs for it.
@@ -209,6 +209,11 @@ describe('cita ask', () => {
     expect(r.route.reasons).toContainEqual(expect.stringMatching(/^names asked about, chunks that mention each in the docs \(of \d+\) \/ the code \(of \d+\): skipif [1-9]\d* \/ 0$/));
     const internal = askJson('Can I use `parse_config` with a condition?');
     expect((internal.route.reasons as string[]).at(-1)).toMatch(/names:documented -\d\.\d\d/);
+    // Pasted text mentions its names rather than asking about them: none are counted.
+    const pasted = askJson(`skipif fails here\n${'Traceback (most recent call last): File "t.py", line 3, in test_b\n'.repeat(12)}AssertionError`);
+    expect(pasted.route.pasted).toBe(true);
+    expect((pasted.route.reasons as string[]).some((x) => x.startsWith('names asked about'))).toBe(false);
+    expect((pasted.route.reasons as string[]).at(-1)).not.toMatch(/names:documented/);
   });
 
   it('reports the slot distribution of the fusion method in config, or of one set per question', () => {

@@ -57,7 +57,7 @@ export interface Candidates {
   crashSite?: Placed[];
   /** Definitions of the names the question gives: after the first files search finds. */
   named: Placed[];
-  /** How often the docs and the code mention the names the question gives: the learned route's evidence, kept so a replay can route again. */
+  /** How often the docs and the code mention the names the question asks about: the learned route's evidence, kept so a replay can route again. */
   mentions?: NameMentions;
   /** The router's weights per collection. */
   weights: Record<Collection, number>;

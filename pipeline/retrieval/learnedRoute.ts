@@ -52,7 +52,7 @@ export function documentedNames(mentions: NameMentions | undefined): number | un
 }
 
 /**
- * Where `documentedNames` is clipped: the shipped coefficients were fitted on values from −4.0 to 2.5
+ * Where `documentedNames` is clipped: the shipped coefficients were fitted on values from −3.95 to 2.5
  * (pytest's dev half), and a collection of a few chunks (a README alone) gives shares far beyond that,
  * where a linear model's extrapolation is not evidence.
  */

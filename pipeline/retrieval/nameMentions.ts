@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.ts';
 import type { NameMentions } from './learnedRoute.ts';
 
-/** The most names counted: a pasted issue names dozens, and the first say as much as the rest. */
+/** The most names counted: a typed question rarely gives more, and one that does is read by its first. */
 export const COUNTED_NAMES = 20;
 
 /**
