@@ -170,15 +170,6 @@ describe('ExtractiveGenerator', () => {
     expectVerbatim(answer.text, ctx);
   });
 
-  it('does not quote a signature when the docs lead the context, though the question names the function', () => {
-    const q = 'What does evaluate_skip_marks return?';
-    // The definition first (a lookup), then two docs blocks: the docs answer it.
-    const ctx = context(q, 'en', evaluate, intro, skipFunctions);
-    const answer = extractiveAnswer(q, ctx);
-    expect(answer.text).not.toContain('def evaluate_skip_marks');
-    expectVerbatim(answer.text, ctx);
-  });
-
   it('never quotes code lines for a question that is not about code', () => {
     const q = 'Which marks are evaluated on the item for skip?';
     const answer = extractiveAnswer(q, context(q, 'en', evaluate));
