@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import { loadDatasets } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
-import { ExtractiveGenerator, quotesSignatures, quoteCandidates } from '../pipeline/answer/generators/extractive.ts';
+import { ExtractiveGenerator, isCodeQuestion, quoteCandidates } from '../pipeline/answer/generators/extractive.ts';
 import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { contentTerms } from '../pipeline/text/analysis.ts';
@@ -49,7 +49,7 @@ for (const instance of positionals) {
     for (const [i, q] of questions.entries()) {
       const { context } = await ask({ config: t.config, store: t.store, embedder: t.embedder, generator, checkout: t.paths.checkout }, q.question, { retrieveOnly: true });
       const meaning = await generator.meaningFor(q.question, context);
-      const scored = quoteCandidates(context, quotesSignatures(q.question, context))
+      const scored = quoteCandidates(context, isCodeQuestion(q.question))
         .map((c) => ({ c, s: meaning(c) }))
         .filter((x): x is { c: (typeof x)['c']; s: number } => x.s !== undefined)
         .sort((a, b) => b.s - a.s);

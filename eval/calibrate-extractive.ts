@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { parseMarkers } from '../pipeline/answer/citations.ts';
-import { ExtractiveGenerator, extractiveAnswer, quotesSignatures, quoteCandidates, type ExtractiveOptions } from '../pipeline/answer/generators/extractive.ts';
+import { ExtractiveGenerator, extractiveAnswer, isCodeQuestion, quoteCandidates, type ExtractiveOptions } from '../pipeline/answer/generators/extractive.ts';
 import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Context } from '../pipeline/answer/types.ts';
 import { findRoot } from '../pipeline/config/load.ts';
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     const ranks: number[] = [];
     const gaps: number[] = [];
     for (const r of withReference) {
-      const scored = quoteCandidates(r.context, quotesSignatures(r.q.question, r.context))
+      const scored = quoteCandidates(r.context, isCodeQuestion(r.q.question))
         .map((c) => ({ quote: c.quote, cosine: r.meaning(c) ?? -Infinity }))
         .sort((a, b) => b.cosine - a.cosine);
       const at = scored.findIndex((c) => referenceQuoted(c.quote, r.q.reference!) === 1);

@@ -176,20 +176,6 @@ export function isCodeQuestion(question: string): boolean {
   return route(question).fired.some((rule) => CODE_RULES.has(rule));
 }
 
-/** Two of the context's first three blocks are docs: the docs answer the question, whatever its words. */
-function docsLed(context: Context): boolean {
-  return context.blocks.slice(0, 3).filter((b) => b.chunk.collection === 'docs').length >= 2;
-}
-
-/**
- * Whether a definition's signature line (`def yield_fixture(`) may be quoted: for a question about code whose
- * context leads with code. A docs-led context answers a question that names a function (`Do I still need
- * pytest.yield_fixture…?`) in the docs' sentences, and the bare signature of the name's definition said nothing.
- */
-export function quotesSignatures(question: string, context: Context): boolean {
-  return isCodeQuestion(question) && !docsLed(context);
-}
-
 /** A quotable piece of a block. `quote` is whitespace-normalised text of the block; `display` is how the answer shows it. */
 export interface QuoteCandidate {
   marker: number;
@@ -582,7 +568,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const corpus = context.corpus ?? 'en';
   const terms = context.translation !== undefined ? contentTerms(context.translation, corpus) : contentTerms(question, language);
   const shape = answerShape(question, context);
-  const candidates = quoteCandidates(context, quotesSignatures(question, context), opts.maxChars);
+  const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars);
 
   if (shape !== 'quote') {
     const parts: string[] = [];
@@ -606,7 +592,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
 
   // Only for questions the docs answer: code questions name classes and modules the passages found
   // need not spell out (measured: on code-qa it cost right answers).
-  if (opts.unknownNames !== 'ignore' && docsLed(context)) {
+  const docsLed = context.blocks.slice(0, 3).filter((b) => b.chunk.collection === 'docs').length >= 2;
+  if (opts.unknownNames !== 'ignore' && docsLed) {
     const unknown = unknownNames(question, context.blocks, context.translation);
     if (unknown.length) return { ...base, text: NOT_MENTIONED[language](unknown.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
@@ -615,7 +602,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const chosen = selectQuotes(pool, opts, (m) => context.blocks[m - 1]!.citation.path);
   if (chosen.length === 0) return { ...base, text: NO_ANSWER[language], noAnswer: true };
   const quoted = [...new Set(chosen.map((c) => c.marker))].map((m) => context.blocks[m - 1]!);
-  if (opts.unknownNames === 'abstain-unquoted' && docsLed(context)) {
+  if (opts.unknownNames === 'abstain-unquoted' && docsLed) {
     const unquoted = unknownNames(question, quoted, context.translation);
     if (unquoted.length) return { ...base, text: NOT_QUOTED[language](unquoted.map((n) => `“${n}”`).join(', ')), noAnswer: true };
   }
@@ -679,7 +666,7 @@ export class ExtractiveGenerator implements Generator {
   /** Similarities for the quotable sentences of the top blocks (the model's work is bounded by `semanticBlocks`). */
   async meaningFor(question: string, context: Context): Promise<Meaning> {
     const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
-    const candidates = answering(quoteCandidates(context, quotesSignatures(question, context), opts.maxChars), opts).filter((c) => c.marker <= opts.semanticBlocks);
+    const candidates = answering(quoteCandidates(context, isCodeQuestion(question), opts.maxChars), opts).filter((c) => c.marker <= opts.semanticBlocks);
     const texts = [...new Set(candidates.map((c) => c.quote))];
     // Same-language similarities run higher than cross-lingual ones (measured: one threshold would
     // silence Spanish questions), so a translated question is compared in the corpus language: by its
