@@ -299,6 +299,8 @@ export function storeContract(name: string, makeStore: MakeStore, cleanup?: Clea
         ]);
         // Identifier parts count as bm25 reads them; each collection apart.
         expect(await store.matchCounts('code', [['config'], ['parse', 'config'], ['skip']])).toEqual([2, 1, 0]);
+        // Names as a question writes them (the learned route's names:documented): one word of several tokens each.
+        expect(await store.matchCounts('code', [['parse_config'], ['yaml.safe_load'], ['parseConfig'], ['serve_forever()'], ['yaml.parse_config']])).toEqual([1, 1, 0, 1, 0]);
         expect(await store.matchCounts('issues', [['skip', 'reason'], ['install']])).toEqual([1, 1]);
         await expect(store.matchCounts('bogus' as Collection, [['skip']])).rejects.toThrow(/bogus/);
       });
