@@ -11,12 +11,11 @@
  */
 import { parseArgs } from 'node:util';
 import { placementOf, rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
-import { evidenceFeatures, learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
-import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
+import { learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
 import type { SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { replayItems, routedText, type ReplayItem } from './replay.ts';
+import { replayedRoute, replayItems, type ReplayItem } from './replay.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -32,9 +31,9 @@ const model = config.retrieval.router.model;
 const filesOf = (hits: SearchHit[] = []) => [...new Set(hits.map((h) => h.chunk.citation.path).filter((p): p is string => p !== undefined))];
 
 function weightsOf(it: ReplayItem, sharpness?: number) {
-  const route = routeQuestion(routedText(config, it.q.question));
+  const { route, features } = replayedRoute(config, it);
   if (!model) return route.weights;
-  return learnedRoute(route, sharpness === undefined ? model : { ...model, sharpness }, evidenceFeatures(route, it.candidates.deep, it.candidates.mentions)).weights;
+  return learnedRoute(route, sharpness === undefined ? model : { ...model, sharpness }, features).weights;
 }
 /** `--sharpness 1.5,2`: ask with the learned route's sharpness set to each (see RouterModel). */
 const sharpnesses = (values.sharpness ?? '').split(',').filter((s) => s.trim() !== '').map(Number);

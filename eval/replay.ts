@@ -15,6 +15,8 @@ import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import type { Candidates } from '../pipeline/answer/ranking.ts';
 import type { CitaConfig } from '../pipeline/config/schema.ts';
+import { evidenceFeatures } from '../pipeline/retrieval/learnedRoute.ts';
+import { route as routeQuestion, type Route } from '../pipeline/retrieval/router.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { searchedText } from '../pipeline/text/environment.ts';
 import { openTargets } from './target.ts';
@@ -22,6 +24,15 @@ import { openTargets } from './target.ts';
 /** The text `ask` routes for a question: a pasted issue without its environment (`retrieval.environment`). */
 export function routedText(config: Pick<CitaConfig, 'retrieval'>, question: string): string {
   return searchedText(question, config.retrieval.environment).text;
+}
+
+/**
+ * A replayed question's route as the rules give it, and the learned route's features from what its retrieval kept
+ * (the fits of its lists, its names' mentions): what `ask` hands the learned route.
+ */
+export function replayedRoute(config: Pick<CitaConfig, 'retrieval'>, it: ReplayItem): { route: Route; features: Record<string, number> } {
+  const route = routeQuestion(routedText(config, it.q.question));
+  return { route, features: evidenceFeatures(route, it.candidates.deep, it.candidates.mentions) };
 }
 
 export interface ReplayItem {

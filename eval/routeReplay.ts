@@ -8,12 +8,12 @@
  */
 import { parseArgs } from 'node:util';
 import { placementOf, rankCandidates, RANK_DEPTH } from '../pipeline/answer/ranking.ts';
-import { evidenceFeatures, learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
+import { learnedRoute } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
 import { COLLECTIONS, type Collection } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
-import { replayItems, routedText, type ReplayItem } from './replay.ts';
+import { replayedRoute, replayItems, routedText, type ReplayItem } from './replay.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -36,8 +36,8 @@ const schemes: Record<string, Scheme> = {
   ...(model
     ? {
         'learned (config)': (it: ReplayItem) => {
-          const route = routeQuestion(routedText(config, it.q.question));
-          return learnedRoute(route, model, evidenceFeatures(route, it.candidates.deep, it.candidates.mentions)).weights;
+          const { route, features } = replayedRoute(config, it);
+          return learnedRoute(route, model, features).weights;
         },
       }
     : {}),

@@ -12,9 +12,9 @@
  * not (an issue reference's files are code; its issue comes in by lookup whatever the weights).
  */
 import { parseArgs } from 'node:util';
-import { docsProbability, evidenceFeatures, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
+import { docsProbability, trainRouter, type RouteExample } from '../pipeline/retrieval/learnedRoute.ts';
 import { route as routeQuestion } from '../pipeline/retrieval/router.ts';
-import { replayItems, routedText, type ReplayItem } from './replay.ts';
+import { replayedRoute, replayItems, routedText, type ReplayItem } from './replay.ts';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -27,7 +27,7 @@ const { config, items } = await replayItems(instance, { fresh: values.fresh ?? f
 
 const excluded = new Set(values.exclude);
 const example = (it: ReplayItem): RouteExample => {
-  const features = Object.entries(evidenceFeatures(routeQuestion(routedText(config, it.q.question)), it.candidates.deep, it.candidates.mentions)).filter(([name]) => !excluded.has(name));
+  const features = Object.entries(replayedRoute(config, it).features).filter(([name]) => !excluded.has(name));
   return { features: Object.fromEntries(features), docs: it.q.gold.source === 'docs' };
 };
 const dev = items.filter((it) => it.split === 'dev');
