@@ -127,14 +127,15 @@ async function main(): Promise<void> {
         ` (median cosine below the closest: ${median(gaps).toFixed(3)})`,
     );
   }
-  console.log('| setting | lang | answered (answerable) | answered right | reference quoted | cited files gold | abstained (unanswerable) |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| setting | lang | answered (answerable) | answered right | first cited file right | reference quoted | cited files gold | abstained (unanswerable) |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const setting of settings) {
     for (const lang of ['en', 'es'] as const) {
-      const n = { answerable: 0, answered: 0, right: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0, citing: 0, gold: 0 };
+      const n = { answerable: 0, answered: 0, right: 0, first: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0, citing: 0, gold: 0 };
       for (const { q, options, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
         const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
-        const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
+        const citedInOrder = parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path);
+        const cited = new Set(citedInOrder);
         if (q.gold.answerable === false) {
           n.unanswerable++;
           if (a.noAnswer) n.abstained++;
@@ -143,6 +144,9 @@ async function main(): Promise<void> {
         n.answerable++;
         if (!a.noAnswer) n.answered++;
         if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) n.right++;
+        // answer.firstFile: the first file the answer cites, issues skipped.
+        const first = citedInOrder.find((f) => f !== undefined && !f.startsWith('#'));
+        if (!a.noAnswer && first !== undefined && q.gold.files.includes(first)) n.first++;
         // The answer's precision (answer.citedGold), issues skipped.
         const precision = citedGoldShare([...cited].filter((f): f is string => f !== undefined && !f.startsWith('#')), q.gold.files);
         if (!a.noAnswer && q.gold.files.length > 0 && precision !== undefined) {
@@ -157,7 +161,7 @@ async function main(): Promise<void> {
       const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}% (${x}/${of})` : '–');
       const label = Object.entries(setting).map(([k, v]) => `${k}=${v}`).join(' ');
       const share = n.citing ? `${((100 * n.gold) / n.citing).toFixed(1)}% (${n.citing})` : '–';
-      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${share} | ${pct(n.abstained, n.unanswerable)} |`);
+      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.first, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${share} | ${pct(n.abstained, n.unanswerable)} |`);
     }
   }
 }

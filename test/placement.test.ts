@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { placeContext, placementOf, rankCandidates, spreadFiles, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
+import { lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
 import { root } from './support/paths.ts';
@@ -135,5 +135,40 @@ describe('fusion.rankingFit', () => {
     expect(placementOf(config()).rankingFit).toBe('candidates');
     expect(placementOf(config('fusion.rankingFit=cut')).rankingFit).toBe('cut');
     expect(() => config('fusion.rankingFit=first')).toThrow(/rankingFit/);
+  });
+});
+
+describe('retrieval.lookupsAfterDocsLed', () => {
+  // A question that names `skip`: its definition was looked up; search found the docs' page and the code.
+  const definition = { chunk: hit('code', 'src/outcomes.py', 1, 1).chunk, scores: { collection: 'code' as const, fused: 1, bm25: null, dense: null, via: 'lookup' as const } };
+  const lists = { docs: [DOCS[4]!, DOCS[6]!], code: [CODE[0]!, CODE[2]!] };
+  const asked = (weights: Candidates['weights'], pasted = false): Candidates => ({ lists, deep: lists, lookedUp: [], named: [definition], weights, pasted });
+  const docsLed = asked({ docs: 1, code: 0.2, issues: 0 });
+  const codeLed = asked({ docs: 0.2, code: 1, issues: 0 });
+  const base: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates' };
+  const first = (c: Candidates, p: Placement) => rankCandidates(c, 10, p).files[0];
+
+  it("puts a docs-led question's definitions after the files search finds first, a code-led one's where lookupsAfter says", () => {
+    const p = { ...base, lookupsAfterDocsLed: 1 };
+    expect(first(docsLed, p)).toBe('how-to/skipping.rst');
+    expect(rankCandidates(docsLed, 10, p).files[1]).toBe('src/outcomes.py');
+    expect(first(codeLed, p)).toBe('src/outcomes.py');
+    // The context is placed the same way as the ranking.
+    expect(placeContext(docsLed, 4, p).ordered[0]!.chunk.citation.path).toBe('how-to/skipping.rst');
+    expect(placeContext(codeLed, 4, p).ordered[0]!.chunk.citation.path).toBe('src/outcomes.py');
+  });
+
+  it('unset, places every route by lookupsAfter; pasted text keeps its names after three files either way', () => {
+    expect(first(docsLed, base)).toBe('src/outcomes.py');
+    expect(lookupsPlace(docsLed, base)).toBe(0);
+    expect(lookupsPlace(docsLed, { ...base, lookupsAfterDocsLed: 2 })).toBe(2);
+    expect(lookupsPlace({ ...docsLed, weights: { docs: 1, code: 1, issues: 0 } }, { ...base, lookupsAfterDocsLed: 2 })).toBe(2);
+    expect(lookupsPlace(asked({ docs: 1, code: 0.2, issues: 0 }, true), { ...base, lookupsAfterDocsLed: 1 })).toBe(3);
+  });
+
+  it('is read from the config', () => {
+    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
+    expect(placementOf(config('retrieval.lookupsAfterDocsLed=1')).lookupsAfterDocsLed).toBe(1);
+    expect(() => config('retrieval.lookupsAfterDocsLed=-1')).toThrow(/lookupsAfterDocsLed/);
   });
 });

@@ -19,7 +19,7 @@ import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
 import { glossQuotes, ownNames } from './glosses.ts';
 import { frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
-import { placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
+import { lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
 export { RANK_DEPTH, type Ranking } from './ranking.ts';
@@ -228,6 +228,10 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   }
   const placement = placementOf({ ...config, fusion: fusionConfig });
   const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, ...(mentions ? { mentions } : {}), weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
+  const after = lookupsPlace(candidates, placement);
+  if (named.length > 0 && !candidates.pasted && after !== placement.lookupsAfter) {
+    route.reasons.push(`the route leans to the docs: the definitions of the names asked about come after the first ${after} file${after === 1 ? '' : 's'} search finds`);
+  }
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);

@@ -70,6 +70,8 @@ export interface Placement {
   options: FusionOptions;
   /** `retrieval.lookupsAfter`: a typed question's definitions after this many searched files. */
   lookupsAfter: number;
+  /** `retrieval.lookupsAfterDocsLed`: the same where the route weighs docs at least as much as code (unset: `lookupsAfter`). */
+  lookupsAfterDocsLed?: number;
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
   /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
@@ -79,7 +81,15 @@ export interface Placement {
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter: config.retrieval.lookupsAfter, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+  const { lookupsAfter, lookupsAfterDocsLed } = config.retrieval;
+  return {
+    method,
+    options: { minFit, k0: rrfK },
+    lookupsAfter,
+    rankingFit,
+    ...(lookupsAfterDocsLed !== undefined ? { lookupsAfterDocsLed } : {}),
+    ...(perFile !== undefined ? { perFile } : {}),
+  };
 }
 
 /**
@@ -132,20 +142,29 @@ function afterFiles(ranked: readonly { chunk: Chunk }[], n: number): number {
   return ranked.length;
 }
 
+/**
+ * How many searched files a question's definitions come after: three for pasted text (its names are
+ * mentioned), `lookupsAfterDocsLed` where the route weighs the docs at least as much as the code, else `lookupsAfter`.
+ */
+export function lookupsPlace(c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'lookupsAfter' | 'lookupsAfterDocsLed'>): number {
+  if (c.pasted) return MENTIONED_AFTER;
+  return p.lookupsAfterDocsLed !== undefined && c.weights.docs >= c.weights.code ? p.lookupsAfterDocsLed : p.lookupsAfter;
+}
+
 /** Fused hits as context candidates, with the lookups placed among them. */
-function withLookups(c: Candidates, fused: Pick<FusionResult, 'ranked'>, lookupsAfter: number): Placed[] {
+function withLookups(c: Candidates, fused: Pick<FusionResult, 'ranked'>, p: Placement): Placed[] {
   const ranked = fused.ranked.map((h) => ({
     chunk: h.chunk,
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));
-  const at = afterFiles(ranked, c.pasted ? MENTIONED_AFTER : lookupsAfter);
+  const at = afterFiles(ranked, lookupsPlace(c, p));
   return [...c.lookedUp, ...(c.crashSite ?? []), ...ranked.slice(0, at), ...c.named, ...ranked.slice(at)];
 }
 
 /** The context's candidates: the lists fused at budget `k`, lookups placed. */
 export function placeContext(c: Candidates, k: number, p: Placement): { fusion: FusionResult; ordered: Placed[] } {
   const fusion = fuse(p.method, contextLists(c, p), c.weights, k, p.options);
-  return { fusion, ordered: withLookups(c, fusion, p.lookupsAfter) };
+  return { fusion, ordered: withLookups(c, fusion, p) };
 }
 
 /** The ranking to `depth` (see `Ranking`). */
@@ -153,7 +172,7 @@ export function rankCandidates(c: Candidates, depth: number, p: Placement): Rank
   const deep = rankingLists(c, p);
   const options = p.rankingFit === 'candidates' ? { ...p.options, fitOn: evidenceOf(deep) } : p.options;
   const entered = entryOrder((k) => fuse(p.method, cutTo(deep, k), c.weights, k, options), depth);
-  return rankingOf(withLookups(c, entered, p.lookupsAfter), depth);
+  return rankingOf(withLookups(c, entered, p), depth);
 }
 
 /** Each collection's list cut to its first k hits. */

@@ -197,6 +197,12 @@ export const configSchema = z
          */
         lookupsAfter: z.number().int().min(0).max(50).default(0),
         /**
+         * The same for a question the route leans to the docs for (docs weighing at least as much as code): a docs
+         * question that names something (`url_for`, `pytest.raises`) asks what the docs say of it, and the page that
+         * says it goes before the definition. Unset: `lookupsAfter` for every route.
+         */
+        lookupsAfterDocsLed: z.number().int().min(0).max(50).optional(),
+        /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
          * none, not `TerminalWriter.sep`), of several the one whose file search ranks highest, and a
