@@ -1,8 +1,9 @@
 /**
  * Where `ask` loses what single-collection search finds (#15 "where" questions): each question is
  * retrieved once (eval/replay.ts), then file Acc@1 / Recall@5 are read for each collection's own
- * hybrid ranking, for `ask`'s ranking (the configured learned route) and for `ask` with its name
- * lookups placed later (`retrieval.lookupsAfter` k) or left out, or with the learned route's
+ * hybrid ranking, for `ask`'s ranking (the configured learned route; the column names its lookups' place,
+ * code-led / docs-led routes) and for `ask` with every route's name lookups after k files
+ * (`retrieval.lookupsAfter` and `retrieval.lookupsAfterDocsLed` k) or left out, or with the learned route's
  * `sharpness` set (`--sharpness 1.5,2`) — per dataset × language, one split.
  * A research tool for choosing on dev and reading held out; its figures are not an A/B (run
  * `cita eval --set retrieval.lookupsAfter=k` for that).
@@ -41,11 +42,10 @@ const sharpnesses = (values.sharpness ?? '').split(',').filter((s) => s.trim() !
 const variants: Record<string, (it: ReplayItem) => string[]> = {
   'docs search': (it) => filesOf(it.candidates.deep.docs),
   'code search': (it) => filesOf(it.candidates.deep.code),
-  [`ask (lookupsAfter ${placement.lookupsAfter})`]: (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, placement).files,
+  [`ask (lookups after ${placement.lookupsAfter}/${placement.lookupsAfterDocsLed ?? placement.lookupsAfter})`]: (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, placement).files,
+  // Every route's lookups after k files (lookupsAfter and lookupsAfterDocsLed both k).
   ...Object.fromEntries(
-    [1, 3]
-      .filter((k) => k !== placement.lookupsAfter)
-      .map((k) => [`ask, lookupsAfter ${k}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, lookupsAfter: k }).files]),
+    [0, 1, 3].map((k) => [`ask, lookups after ${k}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, lookupsAfter: k, lookupsAfterDocsLed: k }).files]),
   ),
   'ask, no name lookups': (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it), named: [] }, RANK_DEPTH, placement).files,
   ...Object.fromEntries(sharpnesses.map((g) => [`ask, sharpness ${g}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it, g) }, RANK_DEPTH, placement).files])),

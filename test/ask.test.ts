@@ -188,6 +188,18 @@ describe('cita ask', () => {
     expect(askJson('what does parse_config do?').context.blocks[0].scores.via).toBe('lookup');
   });
 
+  it('puts the definitions after the first file search finds where the route leans to the docs (retrieval.lookupsAfterDocsLed), and says so', () => {
+    // The rules weigh how-to phrasing (docs) and a name (code) alike: a route that leans to the docs.
+    const q = 'How do I install widgets so that I can call parse_config?';
+    const r = askJson(q, '--set', 'retrieval.router.kind=rules');
+    expect(r.route.weights.docs).toBeGreaterThanOrEqual(r.route.weights.code);
+    expect(r.context.blocks[0].scores.via).toBe('search');
+    expect(r.route.reasons).toContain('the route leans to the docs: the definitions of the names asked about come after the first file search finds');
+    const first = askJson(q, '--set', 'retrieval.router.kind=rules', '--set', 'retrieval.lookupsAfterDocsLed=0');
+    expect(first.context.blocks[0]).toMatchObject({ citation: { path: 'src/loader.py', symbol: 'parse_config' }, scores: { via: 'lookup' } });
+    expect((first.route.reasons as string[]).some((x) => x.startsWith('the route leans to the docs'))).toBe(false);
+  });
+
   it('by default (retrieval.router.kind=learned) weighs docs against code by the model, and says so', () => {
     const rules = askJson('How do I skip a test on Windows?', '--set', 'retrieval.router.kind=rules');
     const r = askJson('How do I skip a test on Windows?');

@@ -230,7 +230,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const candidates: Candidates = { lists, deep, lookedUp, crashSite, named, ...(mentions ? { mentions } : {}), weights: route.weights, pasted: route.pasted || hopNames.length > 0 };
   const after = lookupsPlace(candidates, placement);
   if (named.length > 0 && !candidates.pasted && after !== placement.lookupsAfter) {
-    route.reasons.push(`the route leans to the docs: the definitions of the names asked about come after the first ${after} file${after === 1 ? '' : 's'} search finds`);
+    route.reasons.push(`the route leans to the docs: the definitions of the names asked about come after the first ${after === 1 ? 'file' : `${after} files`} search finds`);
   }
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);

@@ -70,7 +70,7 @@ export interface Placement {
   options: FusionOptions;
   /** `retrieval.lookupsAfter`: a typed question's definitions after this many searched files. */
   lookupsAfter: number;
-  /** `retrieval.lookupsAfterDocsLed`: the same where the route weighs docs at least as much as code (unset: `lookupsAfter`). */
+  /** `retrieval.lookupsAfterDocsLed`: the same where the route weighs docs at least as much as code (unset: `lookupsAfter` for every route). */
   lookupsAfterDocsLed?: number;
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
@@ -82,14 +82,7 @@ export interface Placement {
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
   const { lookupsAfter, lookupsAfterDocsLed } = config.retrieval;
-  return {
-    method,
-    options: { minFit, k0: rrfK },
-    lookupsAfter,
-    rankingFit,
-    ...(lookupsAfterDocsLed !== undefined ? { lookupsAfterDocsLed } : {}),
-    ...(perFile !== undefined ? { perFile } : {}),
-  };
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
 }
 
 /**

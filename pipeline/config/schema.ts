@@ -199,9 +199,9 @@ export const configSchema = z
         /**
          * The same for a question the route leans to the docs for (docs weighing at least as much as code): a docs
          * question that names something (`url_for`, `pytest.raises`) asks what the docs say of it, and the page that
-         * says it goes before the definition. Unset: `lookupsAfter` for every route.
+         * says it goes before the definition. Default 1 (config/defaults.yaml).
          */
-        lookupsAfterDocsLed: z.number().int().min(0).max(50).optional(),
+        lookupsAfterDocsLed: z.number().int().min(0).max(50),
         /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
