@@ -704,8 +704,8 @@ export function mentionedNames(question: string): string[] {
 }
 
 /**
- * The names of the question that none of `blocks` mentions (in prose case and accents aside; in code —
- * a code chunk, a page's code blocks and code spans — as written). Given the question's translation into the sources' language, only the names the translator
+ * The names of the question that none of `blocks` mentions (in prose case and accents aside; in code as
+ * written). Given the question's translation into the sources' language, only the names the translator
  * left as written count: a capitalised word it translated (`Reino Unido` → United Kingdom, `Constitución`) is a word
  * of the question's language, which the sources write in theirs, not a name they must spell alike
  * (measured on XQuAD's Spanish questions: eval/xquadAnswers.ts).
@@ -713,26 +713,13 @@ export function mentionedNames(question: string): string[] {
 export function unknownNames(question: string, blocks: readonly ContextBlock[], translation?: string): string[] {
   // Prose is read without case or accents (`Github` is GitHub); code as written, where a lower-case word is a
   // keyword or an identifier (Python's `lambda` is not AWS Lambda) and a name keeps its capitals.
-  const parts = blocks.map(proseAndCode);
-  const prose = foldWord(parts.map((p) => p.prose).join('\n'));
-  const code = parts.map((p) => p.code).join('\n');
+  const prose = foldWord(blocks.filter((b) => b.chunk.collection !== 'code').map((b) => b.text).join('\n'));
+  const code = blocks.filter((b) => b.chunk.collection === 'code').map((b) => b.text).join('\n');
   const translated = translation === undefined ? undefined : foldWord(translation);
   return mentionedNames(question).filter((n) => {
     const name = foldWord(n);
     return (translated === undefined || holdsWord(translated, name)) && !prose.includes(name) && !code.includes(n);
   });
-}
-
-/** A block's text as prose and as code: a code chunk is code; of a page, its code blocks and code spans. */
-function proseAndCode(block: ContextBlock): { prose: string; code: string } {
-  if (block.chunk.collection === 'code') return { prose: '', code: block.text };
-  const prose: string[] = [];
-  const code: string[] = [];
-  for (const unit of splitUnits(block.text)) {
-    if (unit.kind === 'code') code.push(unit.text);
-    else prose.push(unit.text.replace(/`+[^`\n]+`+/g, (span) => (code.push(span), ' ')));
-  }
-  return { prose: prose.join(''), code: code.join('\n') };
 }
 
 /** Whether `word` stands in `text` as a whole word: no letter or digit just before or after it. */
