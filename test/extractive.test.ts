@@ -321,23 +321,6 @@ describe('names the sources must mention', () => {
   });
 });
 
-describe('names in code', () => {
-  const q = 'How do I deploy a widgets CLI as an AWS Lambda function?';
-  const sorter = codeChunk(10, ['def sort_tasks(tasks):', '    return sorted(tasks, key=lambda t: t.priority)'], 'sort_tasks');
-  const handler = codeChunk(20, ['class LambdaHandler:', '    # Runs the CLI in AWS Lambda.'], 'LambdaHandler');
-  const guide = docChunk(['Deploying'], 5, ['A lambda function is a small anonymous function.']);
-  const blocks = (...chunks: Chunk[]) => context(q, 'en', ...chunks).blocks;
-
-  it('are read as written: a keyword or identifier in lower case is not the name the question capitalises', () => {
-    expect(unknownNames(q, blocks(skipFunctions, sorter))).toEqual(['Lambda']);
-    expect(unknownNames(q, blocks(skipFunctions, handler))).toEqual([]);
-  });
-
-  it('while prose is read without case', () => {
-    expect(unknownNames(q, blocks(guide, sorter))).toEqual([]);
-  });
-});
-
 describe('names the quoted passages must mention (unknownNames: abstain-unquoted, the default)', () => {
   const q = 'How do I skip a test function in Hypothesis?';
   // The name is in the context, but only in a block the quotes do not come from.

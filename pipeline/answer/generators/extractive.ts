@@ -704,21 +704,18 @@ export function mentionedNames(question: string): string[] {
 }
 
 /**
- * The names of the question that none of `blocks` mentions (in prose case and accents aside; in code as
- * written). Given the question's translation into the sources' language, only the names the translator
- * left as written count: a capitalised word it translated (`Reino Unido` → United Kingdom, `Constitución`) is a word
+ * The names of the question that none of `blocks` mentions (case and accents aside). Given the
+ * question's translation into the sources' language, only the names the translator left as written
+ * count: a capitalised word it translated (`Reino Unido` → United Kingdom, `Constitución`) is a word
  * of the question's language, which the sources write in theirs, not a name they must spell alike
  * (measured on XQuAD's Spanish questions: eval/xquadAnswers.ts).
  */
 export function unknownNames(question: string, blocks: readonly ContextBlock[], translation?: string): string[] {
-  // Prose is read without case or accents (`Github` is GitHub); code as written, where a lower-case word is a
-  // keyword or an identifier (Python's `lambda` is not AWS Lambda) and a name keeps its capitals.
-  const prose = foldWord(blocks.filter((b) => b.chunk.collection !== 'code').map((b) => b.text).join('\n'));
-  const code = blocks.filter((b) => b.chunk.collection === 'code').map((b) => b.text).join('\n');
+  const haystack = foldWord(blocks.map((b) => b.text).join('\n'));
   const translated = translation === undefined ? undefined : foldWord(translation);
   return mentionedNames(question).filter((n) => {
     const name = foldWord(n);
-    return (translated === undefined || holdsWord(translated, name)) && !prose.includes(name) && !code.includes(n);
+    return (translated === undefined || holdsWord(translated, name)) && !haystack.includes(name);
   });
 }
 
