@@ -166,9 +166,10 @@ describe('retrieval.lookupsAfterDocsLed', () => {
     expect(lookupsPlace(asked({ docs: 1, code: 0.2, issues: 0 }, true), { ...base, lookupsAfterDocsLed: 1 })).toBe(3);
   });
 
-  it('is read from the config', () => {
+  it('is read from the config, 1 by default', () => {
     const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
-    expect(placementOf(config('retrieval.lookupsAfterDocsLed=1')).lookupsAfterDocsLed).toBe(1);
+    expect(placementOf(config()).lookupsAfterDocsLed).toBe(1);
+    expect(placementOf(config('retrieval.lookupsAfterDocsLed=0')).lookupsAfterDocsLed).toBe(0);
     expect(() => config('retrieval.lookupsAfterDocsLed=-1')).toThrow(/lookupsAfterDocsLed/);
   });
 });
