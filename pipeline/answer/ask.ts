@@ -17,7 +17,7 @@ import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
-import { glossQuotes, ownNames } from './glosses.ts';
+import { askedTerms, glossQuotes, ownNames } from './glosses.ts';
 import { frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
 import { lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
@@ -256,7 +256,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     const glossing = crossLingual && config.answer.glosses === 'translator' ? (deps.translator ?? translatorFor(config.languages.translator)) : undefined;
     if (glossing && answer.quotes?.length && !answer.noAnswer) {
       const verified = answer;
-      const keep = ownNames(config.name, config.repository.github);
+      const keep = [...ownNames(config.name, config.repository.github), ...(translation?.text !== undefined ? askedTerms(searchable.text, translation.text) : [])];
       Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language, keep)));
     }
   }

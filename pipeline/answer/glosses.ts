@@ -37,3 +37,22 @@ export function ownNames(name: string, github?: string): string[] {
   const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
   return [...new Set([name, github?.split('/').pop() ?? ''].filter((w) => /^\p{L}[\p{L}\p{N}]*$/u.test(w)).map(capitalised))];
 }
+
+/**
+ * The words a question in another language uses as the sources write them — software's loanwords (`blueprint`,
+ * `hook`, `log`, `test`, `Python`), which the question's translation keeps as written — held out of the glosses
+ * too, so a quote's gloss says `hook` where the user did, not `gancho`. Words of three letters or more, without
+ * accents, that the translation also holds; each in the singular and the plural, lower-case and capitalised
+ * (`tests` → test, tests, Test, Tests; `pass` → pass, passes, Pass, Passes). Pure.
+ */
+export function askedTerms(question: string, translation: string): string[] {
+  const words = (text: string) => text.match(/\p{L}+/gu) ?? [];
+  const translated = new Set(words(translation).map((w) => w.toLowerCase()));
+  const kept = words(question)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w.length >= 3 && /^[a-z]+$/.test(w) && translated.has(w))
+    .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+  const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  const plural = (w: string) => (w.endsWith('s') ? `${w}es` : `${w}s`);
+  return [...new Set(kept.flatMap((w) => [w, plural(w)].flatMap((form) => [form, capitalised(form)])))];
+}
