@@ -37,6 +37,8 @@ describe('askedTerms', () => {
     expect(askedTerms('¿Cómo omito una prueba?', 'How I omit a test?')).toEqual([]);
     // A word ending in ss is not a plural.
     expect(askedTerms('¿Cuándo se usa pass?', 'When uses  pass?')).toEqual(['pass', 'Pass', 'passes', 'Passes']);
+    // A name is kept as a whole word, not made singular.
+    expect(askedTerms('¿Y en Windows?', 'And in Windows?').slice(0, 2)).toEqual(['windows', 'Windows']);
   });
 });
 

@@ -48,10 +48,10 @@ export function ownNames(name: string, github?: string): string[] {
 export function askedTerms(question: string, translation: string): string[] {
   const words = (text: string) => text.match(/\p{L}+/gu) ?? [];
   const translated = new Set(words(translation).map((w) => w.toLowerCase()));
+  // A plural written in lower case is kept in the singular too; a name is not (`Windows` is not `window`).
   const kept = words(question)
-    .map((w) => w.toLowerCase())
-    .filter((w) => w.length >= 3 && /^[a-z]+$/.test(w) && translated.has(w))
-    .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+    .filter((w) => w.length >= 3 && /^[a-z]+$/i.test(w) && translated.has(w.toLowerCase()))
+    .map((w) => (/^[a-z]{3,}s$/.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w.toLowerCase()));
   const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
   const plural = (w: string) => (w.endsWith('s') ? `${w}es` : `${w}s`);
   return [...new Set(kept.flatMap((w) => [w, plural(w)].flatMap((form) => [form, capitalised(form)])))];
