@@ -37,6 +37,10 @@ describe('askedTerms', () => {
     expect(askedTerms('¿Cómo omito una prueba?', 'How I omit a test?')).toEqual([]);
     // A word ending in ss is not a plural.
     expect(askedTerms('¿Cuándo se usa pass?', 'When uses  pass?')).toEqual(['pass', 'Pass', 'passes', 'Passes']);
+    // A word the question's language reads as a verb is its own (`que use`: usar), not the English word.
+    const analyses = new Map([['use', ['usar<vblex><prs><p3><sg>']], ['test', ['test<n><m><sg>']]]);
+    expect(askedTerms('¿Cómo hago que use el test?', 'How do that it use the test?', analyses)).toEqual(['test', 'Test', 'tests', 'Tests']);
+    expect(askedTerms('¿Cómo hago que use el test?', 'How do that it use the test?')).toContain('use');
     // A name is kept as a whole word, not made singular.
     expect(askedTerms('¿Y en Windows?', 'And in Windows?').slice(0, 2)).toEqual(['windows', 'Windows']);
   });

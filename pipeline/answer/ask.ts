@@ -256,7 +256,9 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     const glossing = crossLingual && config.answer.glosses === 'translator' ? (deps.translator ?? translatorFor(config.languages.translator)) : undefined;
     if (glossing && answer.quotes?.length && !answer.noAnswer) {
       const verified = answer;
-      const keep = [...ownNames(config.name, config.repository.github), ...(translation?.text !== undefined ? askedTerms(searchable.text, translation.text) : [])];
+      const asked = translation?.text;
+      const analyses = asked !== undefined && glossing.analyse ? await glossing.analyse(searchable.text.match(/\p{L}+/gu) ?? [], route.language, config.languages.corpus).catch(() => undefined) : undefined;
+      const keep = [...ownNames(config.name, config.repository.github), ...(asked !== undefined ? askedTerms(searchable.text, asked, analyses) : [])];
       Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language, keep)));
     }
   }

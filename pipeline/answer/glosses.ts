@@ -42,15 +42,18 @@ export function ownNames(name: string, github?: string): string[] {
  * The words a question in another language uses as the sources write them — software's loanwords (`blueprint`,
  * `hook`, `log`, `test`, `Python`), which the question's translation keeps as written — held out of the glosses
  * too, so a quote's gloss says `hook` where the user did, not `gancho`. Words of three letters or more, without
- * accents, that the translation also holds; each in the singular and the plural, lower-case and capitalised
- * (`tests` → test, tests, Test, Tests; `pass` → pass, passes, Pass, Passes). Pure.
+ * accents, that the translation also holds, and that the question's language does not read as a verb (`analyses`,
+ * the translator's morphological analyses: `que use` is usar's, not the English word); each in the singular and
+ * the plural, lower-case and capitalised (`tests` → test, tests, Test, Tests; `pass` → pass, passes, Pass,
+ * Passes). Pure.
  */
-export function askedTerms(question: string, translation: string): string[] {
+export function askedTerms(question: string, translation: string, analyses: ReadonlyMap<string, readonly string[]> = new Map()): string[] {
   const words = (text: string) => text.match(/\p{L}+/gu) ?? [];
   const translated = new Set(words(translation).map((w) => w.toLowerCase()));
+  const verb = (w: string) => (analyses.get(w) ?? []).some((a) => /<vb/.test(a));
   // A plural written in lower case is kept in the singular too; a name is not (`Windows` is not `window`).
   const kept = words(question)
-    .filter((w) => w.length >= 3 && /^[a-z]+$/i.test(w) && translated.has(w.toLowerCase()))
+    .filter((w) => w.length >= 3 && /^[a-z]+$/i.test(w) && translated.has(w.toLowerCase()) && !verb(w))
     .map((w) => (/^[a-z]{3,}s$/.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w.toLowerCase()));
   const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
   const plural = (w: string) => (w.endsWith('s') ? `${w}es` : `${w}s`);
