@@ -256,10 +256,15 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     const glossing = crossLingual && config.answer.glosses === 'translator' ? (deps.translator ?? translatorFor(config.languages.translator)) : undefined;
     if (glossing && answer.quotes?.length && !answer.noAnswer) {
       const verified = answer;
-      const asked = translation?.text;
-      const analyses = asked !== undefined && glossing.analyse ? await glossing.analyse(searchable.text.match(/\p{L}+/gu) ?? [], route.language, config.languages.corpus).catch(() => undefined) : undefined;
-      const keep = [...ownNames(config.name, config.repository.github), ...(asked !== undefined ? askedTerms(searchable.text, asked, analyses) : [])];
-      Object.assign(answer, await time('gloss', () => glossQuotes(verified, glossing, config.languages.corpus, route.language, keep)));
+      const translated = translation?.text;
+      const glossed = await time('gloss', async () => {
+        // The project's name and the question's own English words stay as written (a word the question's language reads as a verb is its own).
+        const words = searchable.text.match(/\p{L}+/gu) ?? [];
+        const analyses = translated !== undefined && glossing.analyse ? await glossing.analyse(words, route.language, config.languages.corpus).catch(() => undefined) : undefined;
+        const keep = [...ownNames(config.name, config.repository.github), ...(translated !== undefined ? askedTerms(searchable.text, translated, analyses) : [])];
+        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep);
+      });
+      Object.assign(answer, glossed);
     }
   }
   return { question, route, queries, ...(translation ? { translation } : {}), fusion, context, ranking, answer, timings, ...(options.keepCandidates ? { candidates } : {}) };
