@@ -134,8 +134,8 @@ async function main(): Promise<void> {
       const n = { answerable: 0, answered: 0, right: 0, first: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0, citing: 0, gold: 0 };
       for (const { q, options, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
         const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
-        const citedInOrder = parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path);
-        const cited = new Set(citedInOrder);
+        // In order of first citation.
+        const cited = new Set(parseMarkers(a.text).map((m) => context.blocks[m - 1]?.citation.path));
         if (q.gold.answerable === false) {
           n.unanswerable++;
           if (a.noAnswer) n.abstained++;
@@ -144,11 +144,10 @@ async function main(): Promise<void> {
         n.answerable++;
         if (!a.noAnswer) n.answered++;
         if (!a.noAnswer && q.gold.files.some((f) => cited.has(f))) n.right++;
-        // answer.firstFile: the first file the answer cites, issues skipped.
-        const first = citedInOrder.find((f) => f !== undefined && !f.startsWith('#'));
-        if (!a.noAnswer && first !== undefined && q.gold.files.includes(first)) n.first++;
-        // The answer's precision (answer.citedGold), issues skipped.
-        const precision = citedGoldShare([...cited].filter((f): f is string => f !== undefined && !f.startsWith('#')), q.gold.files);
+        // The files it cites, in order, issues skipped: the first (answer.firstFile) and their precision (answer.citedGold).
+        const files = [...cited].filter((f): f is string => f !== undefined && !f.startsWith('#'));
+        if (!a.noAnswer && files[0] !== undefined && q.gold.files.includes(files[0])) n.first++;
+        const precision = citedGoldShare(files, q.gold.files);
         if (!a.noAnswer && q.gold.files.length > 0 && precision !== undefined) {
           n.citing++;
           n.gold += precision;
