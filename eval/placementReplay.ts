@@ -4,7 +4,8 @@
  * hybrid ranking, for `ask`'s ranking (the configured learned route; the column names its lookups' place,
  * code-led / docs-led routes) and for `ask` with every route's name lookups after k files
  * (`retrieval.lookupsAfter` and `retrieval.lookupsAfterDocsLed` k) or left out, or with the learned route's
- * `sharpness` set (`--sharpness 1.5,2`) — per dataset × language, one split.
+ * `sharpness` set (`--sharpness 1.5,2`), or with the other choice of a docs-led route's first file
+ * (`retrieval.docsLedFirst`) — per dataset × language, one split.
  * A research tool for choosing on dev and reading held out; its figures are not an A/B (run
  * `cita eval --set retrieval.lookupsAfter=k` for that).
  *
@@ -47,6 +48,9 @@ const variants: Record<string, (it: ReplayItem) => string[]> = {
   ...Object.fromEntries(
     [0, 1, 3].map((k) => [`ask, lookups after ${k}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, lookupsAfter: k, lookupsAfterDocsLed: k }).files]),
   ),
+  // The other choice of a docs-led route's first file (`retrieval.docsLedFirst`).
+  [`ask, docs-led first: ${placement.docsLedFirst === 'docs' ? 'fused' : 'docs'}`]: (it) =>
+    rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, docsLedFirst: placement.docsLedFirst === 'docs' ? 'fused' : 'docs' }).files,
   'ask, no name lookups': (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it), named: [] }, RANK_DEPTH, placement).files,
   ...Object.fromEntries(sharpnesses.map((g) => [`ask, sharpness ${g}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it, g) }, RANK_DEPTH, placement).files])),
 };

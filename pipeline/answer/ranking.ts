@@ -72,6 +72,8 @@ export interface Placement {
   lookupsAfter: number;
   /** `retrieval.lookupsAfterDocsLed`: the same where the route weighs docs at least as much as code (unset: `lookupsAfter` for every route). */
   lookupsAfterDocsLed?: number;
+  /** `retrieval.docsLedFirst`: where the route weighs docs at least as much as code, the first searched file is the docs' best (`docs`) or fusion's (`fused`; unset: fused). */
+  docsLedFirst?: 'docs' | 'fused';
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
   /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
@@ -81,8 +83,8 @@ export interface Placement {
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
-  const { lookupsAfter, lookupsAfterDocsLed } = config.retrieval;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst } = config.retrieval;
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
 }
 
 /**
@@ -141,12 +143,38 @@ function afterFiles(ranked: readonly { chunk: Chunk }[], n: number): number {
  */
 export function lookupsPlace(c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'lookupsAfter' | 'lookupsAfterDocsLed'>): number {
   if (c.pasted) return MENTIONED_AFTER;
-  return p.lookupsAfterDocsLed !== undefined && c.weights.docs >= c.weights.code ? p.lookupsAfterDocsLed : p.lookupsAfter;
+  return p.lookupsAfterDocsLed !== undefined && docsLed(c) ? p.lookupsAfterDocsLed : p.lookupsAfter;
+}
+
+/** Whether the route weighs the docs at least as much as the code. */
+const docsLed = (c: Pick<Candidates, 'weights'>): boolean => c.weights.docs >= c.weights.code;
+
+/**
+ * Where `docsFirst` moves the docs' best hit from, or undefined when nothing moves: a typed question's route leans
+ * to the docs, `docsLedFirst` is `docs`, and a code hit comes before the first docs hit. Pure.
+ */
+export function docsFirstMove(ranked: readonly { chunk: Chunk }[], c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'docsLedFirst'>): number | undefined {
+  if (p.docsLedFirst !== 'docs' || c.pasted || !docsLed(c)) return undefined;
+  const first = ranked.findIndex((h) => h.chunk.collection !== 'issues');
+  const docs = ranked.findIndex((h) => h.chunk.collection === 'docs');
+  return first < 0 || docs <= first ? undefined : docs;
+}
+
+/**
+ * Search hits with the docs' best moved ahead of the first code hit (see `docsFirstMove`): the route read the
+ * question as one the docs answer, yet a code chunk's fit (a docstring that says the same words) can outweigh
+ * the docs' share at the first slot. Issue hits keep their places; nothing else moves. Pure.
+ */
+export function docsFirst<H extends { chunk: Chunk }>(ranked: readonly H[], c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'docsLedFirst'>): H[] {
+  const docs = docsFirstMove(ranked, c, p);
+  if (docs === undefined) return [...ranked];
+  const first = ranked.findIndex((h) => h.chunk.collection !== 'issues');
+  return [...ranked.slice(0, first), ranked[docs]!, ...ranked.slice(first, docs), ...ranked.slice(docs + 1)];
 }
 
 /** Fused hits as context candidates, with the lookups placed among them. */
 function withLookups(c: Candidates, fused: Pick<FusionResult, 'ranked'>, p: Placement): Placed[] {
-  const ranked = fused.ranked.map((h) => ({
+  const ranked = docsFirst(fused.ranked, c, p).map((h) => ({
     chunk: h.chunk,
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));

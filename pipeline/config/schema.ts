@@ -203,6 +203,11 @@ export const configSchema = z
          */
         lookupsAfterDocsLed: z.number().int().min(0).max(50),
         /**
+         * The first file of a typed question the route leans to the docs for: the docs' best hit (`docs`), or whichever
+         * hit fusion puts first (`fused`), which can be a code chunk whose fit outweighs the docs' share.
+         */
+        docsLedFirst: z.enum(['docs', 'fused']).default('fused'),
+        /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
          * none, not `TerminalWriter.sep`), of several the one whose file search ranks highest, and a
