@@ -201,7 +201,21 @@ describe('cita ask', () => {
     expect(r.route.reasons).toContain('the route leans to the docs: the definitions of the names asked about come after the first file search finds');
     const first = askJson(q, '--set', 'retrieval.router.kind=rules', '--set', 'retrieval.lookupsAfterDocsLed=0');
     expect(first.context.blocks[0]).toMatchObject({ citation: { path: 'src/loader.py', symbol: 'parse_config' }, scores: { via: 'lookup' } });
-    expect((first.route.reasons as string[]).some((x) => x.startsWith('the route leans to the docs'))).toBe(false);
+    expect((first.route.reasons as string[]).some((x) => x.startsWith('the route leans to the docs: the definitions'))).toBe(false);
+  });
+
+  it("opens a docs-led route's files with the docs' best page (retrieval.docsLedFirst: docs, the default), and says so", () => {
+    // How-to phrasing leans the rules' route to the docs; the loader's docstring says the question's words.
+    const q = 'How do I read a JSON configuration file?';
+    const files = (r: any) => (r.context.blocks as any[]).filter((b) => b.scores.collection !== 'issues').map((b) => b.citation.path);
+    const fused = askJson(q, '--set', 'retrieval.router.kind=rules', '--set', 'retrieval.docsLedFirst=fused');
+    expect(fused.route.weights.docs).toBeGreaterThan(fused.route.weights.code);
+    expect(files(fused)[0]).toBe('src/loader.py');
+    expect((fused.route.reasons as string[]).some((x) => x.includes("the docs' best page"))).toBe(false);
+    const docs = askJson(q, '--set', 'retrieval.router.kind=rules');
+    expect(files(docs)[0]).toBe('docs/guide.md');
+    expect(docs.ranking.files[0]).toBe('docs/guide.md');
+    expect(docs.route.reasons).toContain("the route leans to the docs: the docs' best page comes before the code fusion put first");
   });
 
   it('by default (retrieval.router.kind=learned) weighs docs against code by the model, and says so', () => {

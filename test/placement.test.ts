@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
+import { docsFirst, docsFirstMove, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
 import { root } from './support/paths.ts';
@@ -171,5 +171,53 @@ describe('retrieval.lookupsAfterDocsLed', () => {
     expect(placementOf(config()).lookupsAfterDocsLed).toBe(1);
     expect(placementOf(config('retrieval.lookupsAfterDocsLed=0')).lookupsAfterDocsLed).toBe(0);
     expect(() => config('retrieval.lookupsAfterDocsLed=-1')).toThrow(/lookupsAfterDocsLed/);
+  });
+});
+
+describe('retrieval.docsLedFirst', () => {
+  /** A hit with its own dense similarity and BM25 score (the fit's two parts); `score` falls down the list. */
+  const scored = (collection: Collection, path: string, n: number, dense: number, bm25: number): SearchHit => ({
+    ...hit(collection, path, n, 1 - n / 10),
+    dense,
+    bm25,
+  });
+  // A docs question whose words a docstring says too: the route leans to the docs, the code fits it better.
+  const lists = {
+    docs: [scored('docs', 'how-to/timeouts.rst', 1, 0.82, 3), scored('docs', 'faq.rst', 1, 0.8, 2), scored('docs', 'faq.rst', 2, 0.79, 1)],
+    code: [scored('code', 'src/closespider.py', 1, 0.88, 9), scored('code', 'src/settings.py', 1, 0.87, 8), scored('code', 'src/main.py', 1, 0.86, 7)],
+  };
+  const asked = (weights: Candidates['weights'], pasted = false, lookedUp: Candidates['lookedUp'] = []): Candidates => ({ lists, deep: lists, lookedUp, named: [], weights, pasted });
+  const docsLed = asked({ docs: 1, code: 0.9, issues: 0 });
+  const fused: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates', docsLedFirst: 'fused' };
+  const docs: Placement = { ...fused, docsLedFirst: 'docs' };
+  const rank = (c: Candidates, p: Placement) => rankCandidates(c, 10, p).files;
+  const context = (c: Candidates, p: Placement) => placeContext(c, 4, p).ordered.map((x) => x.chunk.id);
+
+  it("opens a docs-led route's ranking and context with the docs' best hit, and moves nothing else", () => {
+    expect(rank(docsLed, fused)[0]).toBe('src/closespider.py');
+    expect(rank(docsLed, docs)).toEqual(['how-to/timeouts.rst', ...rank(docsLed, fused).filter((f) => f !== 'how-to/timeouts.rst')]);
+    const before = context(docsLed, fused);
+    expect(before[0]).toBe('src/closespider.py#1');
+    expect(context(docsLed, docs)).toEqual(['how-to/timeouts.rst#1', ...before.filter((id) => id !== 'how-to/timeouts.rst#1')]);
+    expect(docsFirstMove(placeContext(docsLed, 4, fused).fusion.ranked, docsLed, docs)).toBeGreaterThan(0);
+  });
+
+  it('leaves code-led routes, pasted text, a docs hit already first and looked-up issues as they are', () => {
+    const codeLed = asked({ docs: 0.9, code: 1, issues: 0 });
+    expect(rank(codeLed, docs)).toEqual(rank(codeLed, fused));
+    expect(rank(asked({ docs: 1, code: 0.9, issues: 0 }, true), docs)).toEqual(rank(asked({ docs: 1, code: 0.9, issues: 0 }, true), fused));
+    const issue = { chunk: hit('issues', 'issue-1', 1, 1).chunk, scores: { collection: 'issues' as const, fused: 1, bm25: null, dense: null, via: 'lookup' as const } };
+    const withIssue = asked({ docs: 1, code: 0.9, issues: 1 }, false, [issue]);
+    expect(context(withIssue, docs).slice(0, 2)).toEqual(['issue-1#1', 'how-to/timeouts.rst#1']);
+    const docsAhead = [{ chunk: lists.docs[0]!.chunk }, { chunk: lists.code[0]!.chunk }];
+    expect(docsFirst(docsAhead, docsLed, docs)).toEqual(docsAhead);
+    expect(docsFirstMove(docsAhead, docsLed, docs)).toBeUndefined();
+  });
+
+  it('is read from the config, `docs` by default', () => {
+    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
+    expect(placementOf(config()).docsLedFirst).toBe('docs');
+    expect(placementOf(config('retrieval.docsLedFirst=fused')).docsLedFirst).toBe('fused');
+    expect(() => config('retrieval.docsLedFirst=code')).toThrow(/docsLedFirst/);
   });
 });

@@ -72,7 +72,7 @@ export interface Placement {
   lookupsAfter: number;
   /** `retrieval.lookupsAfterDocsLed`: the same where the route weighs docs at least as much as code (unset: `lookupsAfter` for every route). */
   lookupsAfterDocsLed?: number;
-  /** `retrieval.docsLedFirst`: where the route weighs docs at least as much as code, the first searched file is the docs' best (`docs`) or fusion's (`fused`; unset: fused). */
+  /** `retrieval.docsLedFirst`: where the route weighs docs at least as much as code, the first searched file is the docs' best (`docs`) or fusion's (`fused`; unset: fused, as in a replay's own placements). */
   docsLedFirst?: 'docs' | 'fused';
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;

@@ -204,9 +204,10 @@ export const configSchema = z
         lookupsAfterDocsLed: z.number().int().min(0).max(50),
         /**
          * The first file of a typed question the route leans to the docs for: the docs' best hit (`docs`), or whichever
-         * hit fusion puts first (`fused`), which can be a code chunk whose fit outweighs the docs' share.
+         * hit fusion puts first (`fused`), which can be a code chunk whose fit outweighs the docs' share. Default
+         * `docs` (config/defaults.yaml).
          */
-        docsLedFirst: z.enum(['docs', 'fused']).default('fused'),
+        docsLedFirst: z.enum(['docs', 'fused']),
         /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
