@@ -220,7 +220,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const learnedKind = config.retrieval.router.kind === 'learned';
   const size = Object.fromEntries(available) as Partial<Record<Collection, number>>;
   const counted = size.docs !== undefined && size.code !== undefined && !route.pasted && (learnedKind || options.keepCandidates);
-  const mentions = counted ? await time('lookup', () => nameMentions(store, route.lookups.symbols, { docs: size.docs!, code: size.code! })) : undefined;
+  const asked = config.retrieval.router.counted === 'symbols-and-files' ? [...route.lookups.symbols, ...(route.files ?? [])] : route.lookups.symbols;
+  const mentions = counted ? await time('lookup', () => nameMentions(store, asked, { docs: size.docs!, code: size.code! })) : undefined;
   if (learnedKind && mentions) route.reasons.push(mentionsNote(mentions));
   if (learnedKind) {
     const learned = learnedRoute(route, config.retrieval.router.model!, evidenceFeatures(route, found, mentions));

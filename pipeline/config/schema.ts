@@ -298,6 +298,12 @@ export const configSchema = z
         router: z
           .object({
             kind: z.enum(['rules', 'learned']),
+            /**
+             * The names whose mentions the learned route counts (`names:documented`): the symbols the question asks
+             * about (`symbols`), or those and the bare file names it gives (`symbols-and-files`: `robots.txt`,
+             * `pytest.ini`), which have no one definition to look up but which the docs or the code talk about.
+             */
+            counted: z.enum(['symbols', 'symbols-and-files']).default('symbols'),
             model: z
               .object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()), sharpness: z.number().positive().max(10).optional() })
               .strict()

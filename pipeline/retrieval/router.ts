@@ -11,6 +11,8 @@ export interface Route {
   weights: Record<Collection, number>;
   /** Things to fetch directly, outside search: `lookupIssue(n)` and `lookupSymbol(name)`. */
   lookups: { issues: number[]; symbols: string[] };
+  /** Bare file names the question gives (`robots.txt`, `pytest.ini`): not looked up (a file has no one definition), but names it asks about. */
+  files?: string[];
   language: 'en' | 'es';
   /** One line per decision: the language and each rule that fired, with the text that fired it. */
   reasons: string[];
@@ -29,6 +31,7 @@ export interface Finding {
   text: string;
   issues?: number[];
   symbols?: string[];
+  files?: string[];
 }
 
 export interface RouteRule {
@@ -140,7 +143,7 @@ function findIdentifiers(question: string): Finding[] {
     } else if (slashed !== undefined) {
       if (isPath(slashed)) found.push({ text: slashed }); // a path is not a symbol: no lookup
     } else if (file !== undefined) {
-      found.push({ text: file });
+      found.push({ text: file, files: [file] });
     } else if (word !== undefined && paren !== undefined && (IDENT.test(word) || DOTTED.test(word))) {
       found.push({ text: `${word}()`, symbols: symbolsOf(word) });
     } else if (word !== undefined && looksLikeIdentifier(word)) {
@@ -407,6 +410,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
   const raw = Object.fromEntries(COLLECTIONS.map((c) => [c, 1])) as Record<Collection, number>;
   const issues: number[] = [];
   const symbols: string[] = [];
+  const files: string[] = [];
   const fired: string[] = [];
 
   for (const rule of rules) {
@@ -426,6 +430,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
     const ruleSymbols = [...new Set(findings.flatMap((f) => f.symbols ?? []))];
     issues.push(...ruleIssues);
     symbols.push(...ruleSymbols);
+    files.push(...findings.flatMap((f) => f.files ?? []));
     const lookups = [...ruleIssues.map((n) => `#${n}`), ...ruleSymbols];
     const quoted = [...new Set(findings.map((f) => JSON.stringify(f.text)))].join(', ');
     reasons.push(`${rule.name} ${quoted} → ${boosts.join(', ')}${lookups.length > 0 ? `, lookup ${lookups.join(', ')}` : ''}`);
@@ -439,6 +444,7 @@ export function route(question: string, rules: readonly RouteRule[] = ROUTE_RULE
   return {
     weights,
     lookups: { issues: [...new Set(issues)], symbols: [...new Set(symbols)] },
+    ...(files.length > 0 ? { files: [...new Set(files)] } : {}),
     language: language.language,
     reasons,
     top,
