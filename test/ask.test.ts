@@ -264,3 +264,31 @@ describe('cita ask', () => {
     expect(r.stdout).toMatch(/Slots \(proportional\): docs \d+, code \d+, issues \d+/);
   });
 });
+
+describe('cita ask: file names among the names asked about (retrieval.router.counted)', () => {
+  let p: TestProject;
+  beforeAll(() => {
+    p = makeDemoProject();
+    p.write('docs/settings.md', '# Settings\n\n## The settings file\n\nPut the settings in widgets.toml at the root of the project; widgets.toml is read when the widgets command starts.\n');
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  const reasons = (...extra: string[]): string[] => {
+    const r = cita(p, ['ask', 'demo', 'Can I keep my options in widgets.toml?', '--json', ...extra]);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout).route.reasons;
+  };
+
+  it('counts them by default (symbols-and-files), so the learned route reads that the docs talk about the file', () => {
+    const counted = reasons();
+    expect(counted).toContainEqual(expect.stringMatching(/^names asked about, chunks that mention each in the docs \(of \d+\) \/ the code \(of \d+\): widgets\.toml [1-9]\d* \/ 0$/));
+    expect(counted.at(-1)).toMatch(/names:documented \+\d\.\d\d/);
+  });
+
+  it('leaves them out with symbols', () => {
+    const symbols = reasons('--set', 'retrieval.router.counted=symbols');
+    expect(symbols.some((x) => x.startsWith('names asked about'))).toBe(false);
+    expect(symbols.at(-1)).not.toMatch(/names:documented/);
+  });
+});

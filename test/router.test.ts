@@ -109,6 +109,15 @@ describe('route', () => {
     ]);
   });
 
+  it('keeps the bare file names a question gives as route.files, not as lookups', () => {
+    const r = route('Can I put the options in pytest.ini or in robots.txt?');
+    expect(r.files).toEqual(['pytest.ini', 'robots.txt']);
+    expect(r.lookups.symbols).toEqual([]);
+    // A path is not a bare file name; a question without one has no `files`.
+    expect(route('What is in src/_pytest/python.py?').files).toBeUndefined();
+    expect(route('How do I skip a test?')).not.toHaveProperty('files');
+  });
+
   it('with no rule firing, weights are equal and top is docs', () => {
     const r = route('Hello there');
     expect(r.top).toBe('docs');

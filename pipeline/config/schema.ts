@@ -302,8 +302,9 @@ export const configSchema = z
              * The names whose mentions the learned route counts (`names:documented`): the symbols the question asks
              * about (`symbols`), or those and the bare file names it gives (`symbols-and-files`: `robots.txt`,
              * `pytest.ini`), which have no one definition to look up but which the docs or the code talk about.
+             * Default `symbols-and-files` (config/defaults.yaml).
              */
-            counted: z.enum(['symbols', 'symbols-and-files']).default('symbols'),
+            counted: z.enum(['symbols', 'symbols-and-files']).default('symbols-and-files'),
             model: z
               .object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()), sharpness: z.number().positive().max(10).optional() })
               .strict()
