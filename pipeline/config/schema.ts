@@ -304,7 +304,7 @@ export const configSchema = z
              * `pytest.ini`), which have no one definition to look up but which the docs or the code talk about.
              * Default `symbols-and-files` (config/defaults.yaml).
              */
-            counted: z.enum(['symbols', 'symbols-and-files']).default('symbols-and-files'),
+            counted: z.enum(['symbols', 'symbols-and-files']),
             model: z
               .object({ intercept: z.number(), coefficients: z.record(z.string(), z.number()), sharpness: z.number().positive().max(10).optional() })
               .strict()
