@@ -32,6 +32,16 @@ const DOCS = [
 const CODE = [hit('code', 'src/skipping.py', 1, 1), hit('code', 'src/skipping.py', 2, 0.5), hit('code', 'src/main.py', 1, 0.4)];
 const ids = (hits: readonly { chunk: { id: string } }[]) => hits.map((h) => h.chunk.id);
 
+/** A hit with its own dense similarity and BM25 score (the fit's two parts); `score` falls down the list. */
+const scored = (collection: Collection, path: string, n: number, dense: number, bm25: number): SearchHit => ({
+  ...hit(collection, path, n, 1 - n / 10),
+  dense,
+  bm25,
+});
+
+/** The pytest instance's config, with overrides. */
+const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
+
 describe('spreadFiles', () => {
   it("moves a file's hits past the first m after every other file's, each part in its order", () => {
     expect(ids(spreadFiles(DOCS, 1))).toEqual([
@@ -92,7 +102,6 @@ describe('placement with fusion.perFile', () => {
   });
 
   it('is read from the config, unset by default', () => {
-    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
     expect(placementOf(config()).perFile).toBeUndefined();
     expect(placementOf(config('fusion.perFile=2')).perFile).toBe(2);
     expect(() => config('fusion.perFile=0')).toThrow(/perFile/);
@@ -100,12 +109,6 @@ describe('placement with fusion.perFile', () => {
 });
 
 describe('fusion.rankingFit', () => {
-  /** A hit with its own dense similarity and BM25 score (the fit's two parts); `score` falls down the list. */
-  const scored = (collection: Collection, path: string, n: number, dense: number, bm25: number): SearchHit => ({
-    ...hit(collection, path, n, 1 - n / 10),
-    dense,
-    bm25,
-  });
   // A pasted issue routed to code: code's candidates fit it well, the changelog's first chunk best of all.
   const candidates: Candidates = {
     lists: {},
@@ -131,7 +134,6 @@ describe('fusion.rankingFit', () => {
   });
 
   it('is read from the config, `candidates` by default', () => {
-    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
     expect(placementOf(config()).rankingFit).toBe('candidates');
     expect(placementOf(config('fusion.rankingFit=cut')).rankingFit).toBe('cut');
     expect(() => config('fusion.rankingFit=first')).toThrow(/rankingFit/);
@@ -167,7 +169,6 @@ describe('retrieval.lookupsAfterDocsLed', () => {
   });
 
   it('is read from the config, 1 by default', () => {
-    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
     expect(placementOf(config()).lookupsAfterDocsLed).toBe(1);
     expect(placementOf(config('retrieval.lookupsAfterDocsLed=0')).lookupsAfterDocsLed).toBe(0);
     expect(() => config('retrieval.lookupsAfterDocsLed=-1')).toThrow(/lookupsAfterDocsLed/);
@@ -175,12 +176,6 @@ describe('retrieval.lookupsAfterDocsLed', () => {
 });
 
 describe('retrieval.docsLedFirst', () => {
-  /** A hit with its own dense similarity and BM25 score (the fit's two parts); `score` falls down the list. */
-  const scored = (collection: Collection, path: string, n: number, dense: number, bm25: number): SearchHit => ({
-    ...hit(collection, path, n, 1 - n / 10),
-    dense,
-    bm25,
-  });
   // A docs question whose words a docstring says too: the route leans to the docs, the code fits it better.
   const lists = {
     docs: [scored('docs', 'how-to/timeouts.rst', 1, 0.82, 3), scored('docs', 'faq.rst', 1, 0.8, 2), scored('docs', 'faq.rst', 2, 0.79, 1)],
@@ -215,7 +210,6 @@ describe('retrieval.docsLedFirst', () => {
   });
 
   it('is read from the config, `docs` by default', () => {
-    const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
     expect(placementOf(config()).docsLedFirst).toBe('docs');
     expect(placementOf(config('retrieval.docsLedFirst=fused')).docsLedFirst).toBe('fused');
     expect(() => config('retrieval.docsLedFirst=code')).toThrow(/docsLedFirst/);

@@ -28,13 +28,15 @@ export async function glossQuotes(
   }
 }
 
+/** A word with its first letter in upper case. */
+const capitalised = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
+
 /**
  * The project's own name, as its docs write it in prose (`Black`, `Click`, `Flask`): held out of the
  * glosses, where Apertium would make it `Negro` or `El clic`. From the instance name and the GitHub
  * repository's, capitalised; the lower-case word is left to the translator (it is also a verb: `click`).
  */
 export function ownNames(name: string, github?: string): string[] {
-  const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
   return [...new Set([name, github?.split('/').pop() ?? ''].filter((w) => /^\p{L}[\p{L}\p{N}]*$/u.test(w)).map(capitalised))];
 }
 
@@ -55,7 +57,6 @@ export function askedTerms(question: string, translation: string, analyses: Read
   const kept = words(question)
     .filter((w) => w.length >= 3 && /^[a-z]+$/i.test(w) && translated.has(w.toLowerCase()) && !verb(w))
     .map((w) => (/^[a-z]{3,}s$/.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w.toLowerCase()));
-  const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
   const plural = (w: string) => (w.endsWith('s') ? `${w}es` : `${w}s`);
   return [...new Set(kept.flatMap((w) => [w, plural(w)].flatMap((form) => [form, capitalised(form)])))];
 }

@@ -149,15 +149,20 @@ export function lookupsPlace(c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<
 /** Whether the route weighs the docs at least as much as the code. */
 const docsLed = (c: Pick<Candidates, 'weights'>): boolean => c.weights.docs >= c.weights.code;
 
+/** Where the docs' best hit moves from and to: its index, and the first search hit's that is not an issue's. */
+function docsFirstPlaces(ranked: readonly { chunk: Chunk }[], c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'docsLedFirst'>): { from: number; to: number } | undefined {
+  if (p.docsLedFirst !== 'docs' || c.pasted || !docsLed(c)) return undefined;
+  const to = ranked.findIndex((h) => h.chunk.collection !== 'issues');
+  const from = ranked.findIndex((h) => h.chunk.collection === 'docs');
+  return to < 0 || from <= to ? undefined : { from, to };
+}
+
 /**
  * Where `docsFirst` moves the docs' best hit from, or undefined when nothing moves: a typed question's route leans
  * to the docs, `docsLedFirst` is `docs`, and a code hit comes before the first docs hit. Pure.
  */
 export function docsFirstMove(ranked: readonly { chunk: Chunk }[], c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'docsLedFirst'>): number | undefined {
-  if (p.docsLedFirst !== 'docs' || c.pasted || !docsLed(c)) return undefined;
-  const first = ranked.findIndex((h) => h.chunk.collection !== 'issues');
-  const docs = ranked.findIndex((h) => h.chunk.collection === 'docs');
-  return first < 0 || docs <= first ? undefined : docs;
+  return docsFirstPlaces(ranked, c, p)?.from;
 }
 
 /**
@@ -166,10 +171,10 @@ export function docsFirstMove(ranked: readonly { chunk: Chunk }[], c: Pick<Candi
  * the docs' share at the first slot. Issue hits keep their places; nothing else moves. Pure.
  */
 export function docsFirst<H extends { chunk: Chunk }>(ranked: readonly H[], c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'docsLedFirst'>): H[] {
-  const docs = docsFirstMove(ranked, c, p);
-  if (docs === undefined) return [...ranked];
-  const first = ranked.findIndex((h) => h.chunk.collection !== 'issues');
-  return [...ranked.slice(0, first), ranked[docs]!, ...ranked.slice(first, docs), ...ranked.slice(docs + 1)];
+  const move = docsFirstPlaces(ranked, c, p);
+  if (move === undefined) return [...ranked];
+  const { from, to } = move;
+  return [...ranked.slice(0, to), ranked[from]!, ...ranked.slice(to, from), ...ranked.slice(from + 1)];
 }
 
 /** Fused hits as context candidates, with the lookups placed among them. */
