@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
 import { parseMarkers } from '../pipeline/answer/citations.ts';
-import { ExtractiveGenerator, extractiveAnswer, isCodeQuestion, quoteCandidates, type ExtractiveOptions } from '../pipeline/answer/generators/extractive.ts';
+import { EXTRACTIVE_DEFAULTS, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, quoteCandidates, type ExtractiveOptions } from '../pipeline/answer/generators/extractive.ts';
 import { extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import type { Context } from '../pipeline/answer/types.ts';
 import { findRoot } from '../pipeline/config/load.ts';
@@ -54,7 +54,7 @@ export function settingsOf(sweeps: readonly string[]): Setting[] {
  * replay scores each question's sentences once, with the instance's options, so under a swept value
  * of one of these the rows would not score what it changes. They are compared with `--set`, one run per value.
  */
-const SCORED_ONCE = ['meaningQuery', 'semanticBlocks', 'maxChars'];
+const SCORED_ONCE = ['meaningQuery', 'semanticBlocks', 'maxChars', 'rstBodies', 'literals'];
 
 /** Throws for a sweep the replay cannot honour (see SCORED_ONCE). */
 export function checkReplayable(settings: readonly Setting[]): void {
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     const ranks: number[] = [];
     const gaps: number[] = [];
     for (const r of withReference) {
-      const scored = quoteCandidates(r.context, isCodeQuestion(r.q.question))
+      const scored = quoteCandidates(r.context, isCodeQuestion(r.q.question), r.options.maxChars, { ...EXTRACTIVE_DEFAULTS, ...r.options })
         .map((c) => ({ quote: c.quote, cosine: r.meaning(c) ?? -Infinity }))
         .sort((a, b) => b.cosine - a.cosine);
       const at = scored.findIndex((c) => referenceQuoted(c.quote, r.q.reference!) === 1);

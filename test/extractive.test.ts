@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
-import { answerShape, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, unknownNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { answerShape, EXTRACTIVE_DEFAULTS, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, quoteCandidates, unknownNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
 import { createGenerator, extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
@@ -292,6 +292,93 @@ describe('what is quotable', () => {
     // The output lines would win by meaning: only not being quotable keeps them out.
     const answer = extractiveAnswer(q, ctx, {}, (c) => (c.quote.includes('failure_demo') || c.quote.includes('____') ? 0.95 : 0.9));
     expect(answer.text).toBe('According to the documentation:\n\n- Use the showlocals option to show the local variables of each frame in a failure traceback. [1]');
+  });
+});
+
+describe('rst bodies and inline literals (rstBodies, literals)', () => {
+  function page(path: string, bodyLines: string[]): Chunk {
+    const citation: Citation = { path, startLine: 1, endLine: bodyLines.length, headings: ['Reference'] };
+    const text = docChunkText(docHeader(path, ['Reference']), bodyLines.join('\n'));
+    return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'Reference', citation, tokens: 0 };
+  }
+  const quotable = (chunk: Chunk, options = {}) =>
+    quoteCandidates(context('q', 'en', chunk), false, EXTRACTIVE_DEFAULTS.maxChars, { ...EXTRACTIVE_DEFAULTS, ...options }).map((c) => c.quote);
+  // pytest's reference.rst and flask's server.rst, as written: the answer is in a directive's indented body.
+  const reference = page('doc/en/reference/reference.rst', [
+    '.. confval:: required_plugins',
+    '',
+    '    A space separated list of plugins that must be present for pytest to run.',
+    '    If any one of the plugins is not found, emit an error.',
+    '',
+    '.. warning::',
+    '',
+    '    Do not use the development server when deploying to production.',
+    '',
+    'Some other paragraph that is not indented at all.',
+  ]);
+
+  it('rstBodies: prose quotes the indented bodies of an rst page; code (the default) does not', () => {
+    expect(quotable(reference)).toEqual(['Some other paragraph that is not indented at all.']);
+    expect(quotable(reference, { rstBodies: 'prose' })).toEqual([
+      'A space separated list of plugins that must be present for pytest to run.',
+      'If any one of the plugins is not found, emit an error.',
+      'Do not use the development server when deploying to production.',
+      'Some other paragraph that is not indented at all.',
+    ]);
+    expect(extractiveOptions(configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', rstBodies: 'prose', literals: 'words' }))).toMatchObject({ rstBodies: 'prose', literals: 'words' });
+  });
+
+  it('keeps as code the indented lines that open a chunk (cut inside a literal block), literal blocks, and Markdown indented blocks', () => {
+    const cut = page('doc/en/how-to/usage.rst', ['    pytest --collect only and some more words here', '', '    another indented line of the same literal block', '', 'Run it like this::', '', '    pytest runs the tests in this folder', '', 'That is all there is to say.']);
+    expect(quotable(cut, { rstBodies: 'prose' })).toEqual(['That is all there is to say.']);
+    // A directive that holds code under its own name: its body, a docstring that reads like a sentence included.
+    const example = page('docs/commands.rst', ['.. click:example::', '', '    @click.group()', '    def cli():', '        """A simple command line tool for you."""', '', '    if __name__ == "__main__":', '        cli()', '', 'That is all there is to say.']);
+    expect(quotable(example, { rstBodies: 'prose', literals: 'words' })).toEqual(['That is all there is to say.']);
+    const markdown = page('docs/usage.md', ['Install it first.', '', '    pip install black and then some words', '', 'That is all there is to say.']);
+    expect(quotable(markdown, { rstBodies: 'prose' })).toEqual(['Install it first.', 'That is all there is to say.']);
+  });
+
+  it('literals: words reads an option list item as a sentence; code (the default) does not', () => {
+    const options = page('doc/en/how-to/cache.rst', ['The plugin provides two command line options:', '', '* ``--lf``, ``--last-failed`` - to only re-run the failures.']);
+    expect(quotable(options)).toEqual(['The plugin provides two command line options:']);
+    expect(quotable(options, { literals: 'words' })).toEqual(['The plugin provides two command line options:', '``--lf``, ``--last-failed`` - to only re-run the failures.']);
+  });
+});
+
+describe('the command a how-to answer shows (command)', () => {
+  // click's docs/options.rst, "Counting", as written: the example under a directive sphinx-click defines.
+  const counting: Chunk = (() => {
+    const lines = [
+      'In some very rare circumstances, it is interesting to use the repetition',
+      'of options to count an integer up.  This can be used for verbosity flags,',
+      'for instance:',
+      '',
+      '.. click:example::',
+      '',
+      '    @click.command()',
+      "    @click.option('-v', '--verbose', count=True)",
+      '    def log(verbose):',
+      '        click.echo(f"Verbosity: {verbose}")',
+      '',
+      'And on the command line the option is simply given several times over.',
+    ];
+    const citation: Citation = { path: 'docs/options.rst', startLine: 200, endLine: 200 + lines.length - 1, headings: ['Options', 'Counting'] };
+    const text = docChunkText(docHeader(citation.path, citation.headings!), lines.join('\n'));
+    return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'Options > Counting', citation, tokens: 0 };
+  })();
+  const q = 'How do I let users pass -v several times to increase the verbosity?';
+  const ctx = context(q, 'en', counting);
+  const meaning: Meaning = (c) => (c.quote.startsWith('of options to count') || c.quote.startsWith('In some very rare') ? 0.95 : 0.9);
+
+  it("asked: the line of the example that holds the question's terms, the block read as its quotes are", () => {
+    const answer = extractiveAnswer(q, ctx, { command: 'asked' }, meaning);
+    expect(answer.text).toContain("- `@click.option('-v', '--verbose', count=True)` [1]");
+    expect(answer.text).not.toContain('@click.command()');
+    expectSpansHeld(answer.text, ctx);
+  });
+
+  it('named (the default) finds no code block after an unknown directive, as before', () => {
+    expect(extractiveAnswer(q, ctx, {}, meaning).text).not.toContain('@click');
   });
 });
 

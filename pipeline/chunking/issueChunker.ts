@@ -61,6 +61,11 @@ export function normaliseIssueText(text: string): string {
 // Unfenced tracebacks and pytest failure output: read as code so they are cut by lines, not sentences.
 const TRACEBACK = /^(?:\s*Traceback \(most recent call last\):|\s+File ".*", line \d+|E {2,}\S)/m;
 
+/** An unfenced traceback or pytest failure output. */
+export function isTraceback(text: string): boolean {
+  return TRACEBACK.test(text);
+}
+
 function isIndentedCode(text: string): boolean {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   return lines.length > 0 && lines.every((l) => /^(?: {4}|\t)/.test(l));
@@ -68,7 +73,7 @@ function isIndentedCode(text: string): boolean {
 
 /** `splitUnits`, with tracebacks and Markdown's indented code blocks (which it reads as prose) as code. */
 export function issueUnits(text: string): TextUnit[] {
-  return splitUnits(text).map((u) => (u.kind === 'prose' && (TRACEBACK.test(u.text) || isIndentedCode(u.text)) ? { ...u, kind: 'code' } : u));
+  return splitUnits(text).map((u) => (u.kind === 'prose' && (isTraceback(u.text) || isIndentedCode(u.text)) ? { ...u, kind: 'code' } : u));
 }
 
 /** Few tokens span more than this many characters: a longer text is not counted whole. */

@@ -431,6 +431,20 @@ export const configSchema = z
              * pipeline/answer/answerType.ts); `ignore`: not checked.
              */
             answerTypes: z.enum(['check', 'ignore']).optional(),
+            /**
+             * extractive: reStructuredText's indented prose — the bodies of `.. warning::`, `.. confval::`, `.. attribute::`,
+             * definition lists and block quotes — is quoted as prose (`prose`) or read as code (`code`, default), as
+             * Markdown's indented code blocks are.
+             */
+            rstBodies: z.enum(['prose', 'code']).optional(),
+            /** extractive: an inline literal (``--lf``) counts as a word of a sentence (`words`) or against its being prose (`code`, default). */
+            literals: z.enum(['words', 'code']).optional(),
+            /**
+             * extractive: the code line a how-to answer shows after its best quote: `named` (default), the first line of
+             * the code that follows using a literal the quote names, else its first line, when the quotes leave room;
+             * `asked`, the line with the most of those literals and of the question's terms (each by its rarity among the lines).
+             */
+            command: z.enum(['named', 'asked']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

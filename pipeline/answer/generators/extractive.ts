@@ -1,5 +1,5 @@
-import { issueUnits } from '../../chunking/issueChunker.ts';
-import { splitProse, splitUnits } from '../../chunking/sentences.ts';
+import { issueUnits, isTraceback } from '../../chunking/issueChunker.ts';
+import { splitProse, splitUnits, type TextUnit } from '../../chunking/sentences.ts';
 import { pastedReason, route } from '../../retrieval/router.ts';
 import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
@@ -71,6 +71,19 @@ export interface ExtractiveOptions {
   questionSentences?: 'skip' | 'quote';
   /** `check`: a question that asks for a date or a price (`expectedAnswerType`) gets no answer when no quote gives one; `ignore`: never checked. */
   answerTypes?: 'check' | 'ignore';
+  /**
+   * reStructuredText's indented prose — the bodies of `.. warning::`, `.. confval::`, `.. attribute::`, definition
+   * lists and block quotes — is quotable (`prose`) or read as code (`code`), as Markdown's indented code blocks are.
+   */
+  rstBodies?: 'prose' | 'code';
+  /** An inline literal (``--lf``, `app.config`) counts as a word of a sentence (`words`) or against its being prose (`code`). */
+  literals?: 'words' | 'code';
+  /**
+   * The code line a how-to answer shows after its best quote: `named`, the first line of the code that follows it using
+   * a literal the quote names, else its first line; `asked`, the line holding most of those literals and of the
+   * question's terms, each term weighted by its rarity among the lines; either when the quotes leave room for it.
+   */
+  command?: 'named' | 'asked';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -111,6 +124,9 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // ("So how exactly does Flask handle uploads?") came closest to the user's and answered nothing.
   questionSentences: 'skip',
   answerTypes: 'check',
+  rstBodies: 'code',
+  literals: 'code',
+  command: 'named',
 };
 
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
@@ -199,19 +215,26 @@ const PLAIN_TOKEN = /^[(\[«“"'`*]*\p{L}[\p{L}\p{M}'’-]*[)\]»”"'`*.,;:!?]
 /** Rules and separators of console output (`____ test_x ____`, `=====`). */
 const RULE = /_{4,}|={4,}|-{4,}|\+{4,}/;
 
+/** An inline literal, with the rst role that may name it: ``--lf``, `app.config`, :func:`pytest.skip`. */
+const INLINE_LITERAL = /(?::[\w.:+-]+:)?`+[^`\n]+`+/g;
+
+/** How sentences are told from code (`ExtractiveOptions.rstBodies`, `literals`). */
+export type ProseOptions = Pick<Required<ExtractiveOptions>, 'rstBodies' | 'literals'>;
+
 /**
  * Prose, not console output or code that lost its block (a chunk cut inside a literal block):
- * two thirds of its tokens are plain words, and no rule of underscores or equals signs.
+ * two thirds of its tokens are plain words, and no rule of underscores or equals signs. With
+ * `literals: words` an inline literal is one word of the sentence (``--lf``, ``--last-failed`` - to only re-run the failures).
  */
-function isProse(text: string): boolean {
+function isProse(text: string, literals: ProseOptions['literals']): boolean {
   if (RULE.test(text)) return false;
-  const tokens = text.split(/\s+/).filter((t) => t !== '');
+  const tokens = (literals === 'words' ? text.replace(INLINE_LITERAL, 'literal') : text).split(/\s+/).filter((t) => t !== '');
   return tokens.filter((t) => PLAIN_TOKEN.test(t)).length >= (2 * tokens.length) / 3;
 }
 
-function prosePiece(marker: number, offset: number, raw: string, maxChars: number, corpus: Language): QuoteCandidate | undefined {
+function prosePiece(marker: number, offset: number, raw: string, maxChars: number, corpus: Language, literals: ProseOptions['literals']): QuoteCandidate | undefined {
   const quote = normaliseText(raw).replace(LINE_OPENER, '');
-  if (wordCount(quote) < MIN_WORDS || quote.length > maxChars || !isProse(quote)) return undefined;
+  if (wordCount(quote) < MIN_WORDS || quote.length > maxChars || !isProse(quote, literals)) return undefined;
   // A literal `[2]` would read as a marker; headings and rst comments and targets (`.. _skip:`) are not sentences,
   // nor is a label over an rst literal block (`Example usage::`); a sentence that introduces one is, and often the one
   // that answers (`…you can limit that by setting the ``MAX_CONTENT_LENGTH`` config key::`).
@@ -225,13 +248,63 @@ function prosePiece(marker: number, offset: number, raw: string, maxChars: numbe
  */
 const TEMPLATE = /<!--[\s\S]*?(?:-->|(?![\s\S]))|^[ \t]*(?:[-*+][ \t]+)?\[[ xX]\].*$/gm;
 
+/**
+ * rst directives whose body is prose: admonitions, version notes and the descriptions of documented objects
+ * (Sphinx's `confval`, `py:attribute`, `option`; Scrapy's `setting`, `signal`). Any other directive may hold code
+ * under its own name (`.. click:example::`, `.. tab::`), so its body stays code.
+ */
+const PROSE_DIRECTIVE =
+  /^\s*\.\.\s+(?:[\w-]+:)?(?:note|warning|tip|important|caution|attention|danger|error|hint|seealso|admonition|versionadded|versionchanged|deprecated|versionremoved|todo|topic|sidebar|rubric|confval|option|envvar|attribute|attr|method|function|class|data|exception|module|describe|object|setting|signal|reqmeta|command|event|decorator|property|type|var|const|macro|member)::/;
+
+/**
+ * The units of an rst page's chunk (`rstBodies: prose`). rst marks its literal blocks (`::`, `.. code-block::`), and
+ * splitUnits reads those as code; the rest of its indented text is prose where what opens it is prose: the body of an
+ * admonition or of an object's description (`.. warning::`, `.. confval::`, PROSE_DIRECTIVE), a block quote or a
+ * definition under a paragraph. It stays code under any other directive (`.. click:example::`), in the indented units
+ * that open the chunk (cut inside a literal block, whose `::` is in the chunk before), and in a traceback.
+ */
+function rstUnits(body: string): TextUnit[] {
+  const units = splitUnits(body);
+  const indentOfUnit = (u: TextUnit) => Math.min(...u.text.split('\n').filter((l) => l.trim() !== '').map(indentOf));
+  const out: TextUnit[] = [];
+  units.forEach((unit, i) => {
+    if (unit.kind !== 'prose' || isTraceback(unit.text)) {
+      out.push(isTraceback(unit.text) ? { ...unit, kind: 'code' } : unit);
+      return;
+    }
+    const own = indentOfUnit(unit);
+    if (own === 0) {
+      out.push(unit);
+      return;
+    }
+    // What opens this indented text: the nearest unit before it that is indented less.
+    let j = i - 1;
+    while (j >= 0 && indentOfUnit(units[j]!) >= own) j--;
+    const opener = j < 0 ? undefined : units[j]!;
+    const prose = opener !== undefined && opener.kind === 'prose' && (!DIRECTIVE_LINE.test(opener.text) || PROSE_DIRECTIVE.test(opener.text));
+    // Under a directive, its body reads as the directive's: a later paragraph of a code example is code too.
+    out.push(prose ? unit : { ...unit, kind: 'code' });
+  });
+  return out;
+}
+
+const DIRECTIVE_LINE = /^\s*\.\.\s+[\w.:+-]+::/;
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/** How a docs or issue block's body is cut into units for quoting: `rstUnits` for an rst page under `rstBodies: prose`, else `issueUnits`. */
+function bodyUnits(block: ContextBlock, body: string, prose: ProseOptions): TextUnit[] {
+  const rst = block.chunk.collection === 'docs' && prose.rstBodies === 'prose' && /\.rst$/i.test(block.citation.path);
+  return rst ? rstUnits(body) : issueUnits(body);
+}
+
 /** Sentences of the prose units of a doc or issue body; code blocks and tables are not quoted. */
-function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number, corpus: Language): QuoteCandidate[] {
+function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number, corpus: Language, prose: ProseOptions): QuoteCandidate[] {
   const issue = block.chunk.collection === 'issues';
   const body = issue ? rawBody.replace(TEMPLATE, (m) => m.replace(/[^\n]/g, ' ')) : rawBody;
   // Indented blocks and tracebacks are code in issues and docs alike (a doc chunk cut inside a
-  // literal block starts with its indented lines, and splitUnits alone would read them as prose).
-  const units = issueUnits(body);
+  // literal block starts with its indented lines, and splitUnits alone would read them as prose),
+  // but for rst's indented prose (`rstBodies: prose`).
+  const units = bodyUnits(block, body, prose);
   const out: QuoteCandidate[] = [];
   const end = body.trimEnd().length;
   let offset = 0;
@@ -241,7 +314,7 @@ function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number,
       for (const piece of splitProse(unit.text)) {
         // Where the budget cut the block, its last sentence may be cut short: not quoted half.
         const cutShort = block.cut !== undefined && at + piece.trimEnd().length >= end && !/[.!?:;]["')*`]*$/.test(piece.trimEnd());
-        const c = cutShort ? undefined : prosePiece(block.marker, at, piece, maxChars, corpus);
+        const c = cutShort ? undefined : prosePiece(block.marker, at, piece, maxChars, corpus, prose.literals);
         if (c) out.push(c);
         at += piece.length;
       }
@@ -259,7 +332,7 @@ const SIGNATURE =
  * Quotable text of a code block: comment lines and docstring sentences; and, when the question is
  * about code, the block's signature (its first definition line, else its first code line).
  */
-function codeCandidates(block: ContextBlock, header: string, body: string, codeQuestion: boolean, maxChars: number, corpus: Language): QuoteCandidate[] {
+function codeCandidates(block: ContextBlock, header: string, body: string, codeQuestion: boolean, maxChars: number, corpus: Language, literals: ProseOptions['literals']): QuoteCandidate[] {
   const comment = /^(\S+)\s/.exec(header)?.[1] ?? '#';
   const out: QuoteCandidate[] = [];
   let signature: { offset: number; line: string } | undefined;
@@ -277,7 +350,7 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
     let at = doc.offset;
     for (const para of paragraphs) {
       for (const piece of splitProse(para.join(' '))) {
-        const c = prosePiece(block.marker, at, piece, maxChars, corpus);
+        const c = prosePiece(block.marker, at, piece, maxChars, corpus, literals);
         if (c) out.push(c);
         at += 1;
       }
@@ -302,7 +375,7 @@ function codeCandidates(block: ContextBlock, header: string, body: string, codeQ
     } else if (trimmed.startsWith(comment) || (comment === '//' && /^\/?\*/.test(trimmed))) {
       // `//` languages also write `/** … */` blocks; in Python a leading `*` is `*args`.
       const text = trimmed.replace(comment === '#' ? /^#+!?\s*/ : /^(?:\/\/+!?|\/?\*+)\s*/, '').replace(/\s*\*\/$/, '');
-      const c = prosePiece(block.marker, offset, text, maxChars, corpus);
+      const c = prosePiece(block.marker, offset, text, maxChars, corpus, literals);
       if (c) out.push(c);
     } else if (trimmed !== '') {
       if (!signature && SIGNATURE.test(trimmed)) signature = { offset, line: trimmed };
@@ -339,13 +412,13 @@ function answering(candidates: QuoteCandidate[], options: Required<ExtractiveOpt
 }
 
 /** Everything quotable in the context, block by block, in reading order. */
-export function quoteCandidates(context: Context, codeQuestion: boolean, maxChars = EXTRACTIVE_DEFAULTS.maxChars): QuoteCandidate[] {
+export function quoteCandidates(context: Context, codeQuestion: boolean, maxChars = EXTRACTIVE_DEFAULTS.maxChars, prose: ProseOptions = EXTRACTIVE_DEFAULTS): QuoteCandidate[] {
   const corpus = context.corpus ?? 'en';
   const all = context.blocks.flatMap((block) => {
     const { header, body } = splitBlockText(block.chunk, block.text);
     return block.chunk.collection === 'code'
-      ? codeCandidates(block, header, body, codeQuestion, maxChars, corpus)
-      : proseCandidates(block, body, maxChars, corpus);
+      ? codeCandidates(block, header, body, codeQuestion, maxChars, corpus, prose.literals)
+      : proseCandidates(block, body, maxChars, corpus, prose);
   });
   // A sentence that two different issues both say is boilerplate (a template line), not about either.
   const issuesSaying = new Map<string, Set<number>>();
@@ -536,15 +609,21 @@ function literalsOf(quote: string): string[] {
 /**
  * The line of the code block that follows a quote in its block: the command a how-to answer shows. The first line
  * that uses something the quote names as a literal (`app.config['MAX_CONTENT_LENGTH'] = …` after "…setting the
- * ``MAX_CONTENT_LENGTH`` config key::", not the block's `from flask import Flask`), else its first line.
+ * ``MAX_CONTENT_LENGTH`` config key::", not the block's `from flask import Flask`), else its first line; `asked`
+ * (`command: asked`), the line with the most of both those and the question's terms, a named literal counting twice
+ * (`@click.option('-v', '--verbose', count=True)` for "pass -v several times to increase the verbosity", not the
+ * `@click.command()` above it), the first such line on a tie.
  */
-function commandAfter(context: Context, quote: QuoteCandidate): string | undefined {
+function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }): string | undefined {
   const block = context.blocks[quote.marker - 1]!;
   if (block.chunk.collection !== 'docs') return undefined;
   const { body } = splitBlockText(block.chunk, block.text);
   const named = literalsOf(quote.quote);
+  const corpus = context.corpus ?? 'en';
+  const terms = asked?.terms;
   let offset = 0;
-  for (const unit of splitUnits(body)) {
+  // Asked: the code as the quotes were read (an indented example under `.. click:example::` is code there too).
+  for (const unit of asked ? bodyUnits(block, body, asked.prose) : splitUnits(body)) {
     const start = offset;
     offset += unit.text.length;
     if (start <= quote.offset || unit.kind !== 'code') continue;
@@ -552,11 +631,29 @@ function commandAfter(context: Context, quote: QuoteCandidate): string | undefin
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:)/.test(l));
-    const line = lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0];
+    // A term of every line (`click` in a Click example) says nothing about which: each counts by its rarity among them.
+    const termsOf = lines.map((l) => contentTerms(l, corpus));
+    const weight = (t: string) => {
+      const n = termsOf.filter((ts) => ts.has(t)).length;
+      return n === 0 ? 0 : Math.log((lines.length + 1) / n);
+    };
+    const score = (i: number) => 2 * Math.log(lines.length + 1) * named.filter((n) => lines[i]!.includes(n)).length + [...(terms ?? [])].reduce((sum, t) => sum + (termsOf[i]!.has(t) ? weight(t) : 0), 0);
+    const line = terms
+      ? lines[lines.reduce((best, _, i) => (score(i) > score(best) ? i : best), 0)]
+      : (lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0]);
     if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
     return undefined;
   }
   return undefined;
+}
+
+/** A how-to answer's command (see `commandAfter`): the quote it follows and the line, when the quotes leave room for it. */
+function howToCommand(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string } | undefined {
+  if (!HOW_TO.test(question)) return undefined;
+  const best = [...chosen].sort(byScore)[0]!;
+  const line = commandAfter(context, best, opts.command === 'asked' ? { terms, prose: opts } : undefined);
+  if (!line || chosen.some((c) => c.quote.includes(line))) return undefined;
+  return chosen.reduce((n, c) => n + c.quote.length, 0) + line.length <= opts.maxChars ? { after: best, line } : undefined;
 }
 
 /** The extractive answer for a question over a context (pure; the generator wraps it, adding `meaning`). */
@@ -568,7 +665,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const corpus = context.corpus ?? 'en';
   const terms = context.translation !== undefined ? contentTerms(context.translation, corpus) : contentTerms(question, language);
   const shape = answerShape(question, context);
-  const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars);
+  const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars, opts);
 
   if (shape !== 'quote') {
     const parts: string[] = [];
@@ -610,15 +707,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   if (wanted && !chosen.some((c) => givesAnswerType(wanted, c.quote))) return { ...base, text: NOT_GIVEN[language][wanted], noAnswer: true };
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
   // A how-to answer shows the command or code that follows its best quote, as the docs give it.
-  if (HOW_TO.test(question)) {
-    const best = [...chosen].sort(byScore)[0]!;
-    const command = commandAfter(context, best);
-    const chars = chosen.reduce((n, c) => n + c.quote.length, 0);
-    if (command && chars + command.length <= opts.maxChars && !chosen.some((c) => c.quote.includes(command))) {
-      const at = chosen.indexOf(best) + 1;
-      lines.splice(at, 0, `- \`${command}\` [${best.marker}]`);
-    }
-  }
+  const command = howToCommand(question, context, chosen, terms, opts);
+  if (command) lines.splice(chosen.indexOf(command.after) + 1, 0, `- \`${command.line}\` [${command.after.marker}]`);
   return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}`, quotes: chosen.map((c) => ({ marker: c.marker, text: c.display })) };
 }
 
@@ -666,7 +756,7 @@ export class ExtractiveGenerator implements Generator {
   /** Similarities for the quotable sentences of the top blocks (the model's work is bounded by `semanticBlocks`). */
   async meaningFor(question: string, context: Context): Promise<Meaning> {
     const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
-    const candidates = answering(quoteCandidates(context, isCodeQuestion(question), opts.maxChars), opts).filter((c) => c.marker <= opts.semanticBlocks);
+    const candidates = answering(quoteCandidates(context, isCodeQuestion(question), opts.maxChars, opts), opts).filter((c) => c.marker <= opts.semanticBlocks);
     const texts = [...new Set(candidates.map((c) => c.quote))];
     // Same-language similarities run higher than cross-lingual ones (measured: one threshold would
     // silence Spanish questions), so a translated question is compared in the corpus language: by its
