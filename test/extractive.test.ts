@@ -317,9 +317,9 @@ describe('rst bodies and inline literals (rstBodies, literals)', () => {
     'Some other paragraph that is not indented at all.',
   ]);
 
-  it('rstBodies: prose quotes the indented bodies of an rst page; code (the default) does not', () => {
-    expect(quotable(reference)).toEqual(['Some other paragraph that is not indented at all.']);
-    expect(quotable(reference, { rstBodies: 'prose' })).toEqual([
+  it('rstBodies: prose (the default) quotes the indented bodies of an rst page; code does not', () => {
+    expect(quotable(reference, { rstBodies: 'code' })).toEqual(['Some other paragraph that is not indented at all.']);
+    expect(quotable(reference)).toEqual([
       'A space separated list of plugins that must be present for pytest to run.',
       'If any one of the plugins is not found, emit an error.',
       'Do not use the development server when deploying to production.',
@@ -338,10 +338,10 @@ describe('rst bodies and inline literals (rstBodies, literals)', () => {
     expect(quotable(markdown, { rstBodies: 'prose' })).toEqual(['Install it first.', 'That is all there is to say.']);
   });
 
-  it('literals: words reads an option list item as a sentence; code (the default) does not', () => {
+  it('literals: words (the default) reads an option list item as a sentence; code does not', () => {
     const options = page('doc/en/how-to/cache.rst', ['The plugin provides two command line options:', '', '* ``--lf``, ``--last-failed`` - to only re-run the failures.']);
-    expect(quotable(options)).toEqual(['The plugin provides two command line options:']);
-    expect(quotable(options, { literals: 'words' })).toEqual(['The plugin provides two command line options:', '``--lf``, ``--last-failed`` - to only re-run the failures.']);
+    expect(quotable(options, { literals: 'code' })).toEqual(['The plugin provides two command line options:']);
+    expect(quotable(options)).toEqual(['The plugin provides two command line options:', '``--lf``, ``--last-failed`` - to only re-run the failures.']);
   });
 });
 
@@ -370,15 +370,15 @@ describe('the command a how-to answer shows (command)', () => {
   const ctx = context(q, 'en', counting);
   const meaning: Meaning = (c) => (c.quote.startsWith('of options to count') || c.quote.startsWith('In some very rare') ? 0.95 : 0.9);
 
-  it("asked: the line of the example that holds the question's terms, the block read as its quotes are", () => {
-    const answer = extractiveAnswer(q, ctx, { command: 'asked' }, meaning);
+  it("asked (the default): the line of the example that holds the question's terms, the block read as its quotes are", () => {
+    const answer = extractiveAnswer(q, ctx, {}, meaning);
     expect(answer.text).toContain("- `@click.option('-v', '--verbose', count=True)` [1]");
     expect(answer.text).not.toContain('@click.command()');
     expectSpansHeld(answer.text, ctx);
   });
 
-  it('named (the default) finds no code block after an unknown directive, as before', () => {
-    expect(extractiveAnswer(q, ctx, {}, meaning).text).not.toContain('@click');
+  it('named, the earlier rule, finds no code block after an unknown directive', () => {
+    expect(extractiveAnswer(q, ctx, { command: 'named' }, meaning).text).not.toContain('@click');
   });
 });
 

@@ -433,16 +433,16 @@ export const configSchema = z
             answerTypes: z.enum(['check', 'ignore']).optional(),
             /**
              * extractive: reStructuredText's indented prose — the bodies of `.. warning::`, `.. confval::`, `.. attribute::`,
-             * definition lists and block quotes — is quoted as prose (`prose`) or read as code (`code`, default), as
-             * Markdown's indented code blocks are.
+             * definition lists and block quotes — is quoted as prose (`prose`) or read as code (`code`), as
+             * Markdown's indented code blocks are. Default `prose` (README, Languages).
              */
             rstBodies: z.enum(['prose', 'code']).optional(),
-            /** extractive: an inline literal (``--lf``) counts as a word of a sentence (`words`) or against its being prose (`code`, default). */
+            /** extractive: an inline literal (``--lf``) counts as a word of a sentence (`words`, default) or against its being prose (`code`). */
             literals: z.enum(['words', 'code']).optional(),
             /**
-             * extractive: the code line a how-to answer shows after its best quote: `named` (default), the first line of
+             * extractive: the code line a how-to answer shows after its best quote: `named`, the first line of
              * the code that follows using a literal the quote names, else its first line, when the quotes leave room;
-             * `asked`, the line with the most of those literals and of the question's terms (each by its rarity among the lines).
+             * `asked` (default), the line with the most of those literals and of the question's terms (each by its rarity among the lines).
              */
             command: z.enum(['named', 'asked']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
