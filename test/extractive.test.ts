@@ -19,11 +19,14 @@ import { recordingEmbedder } from './support/recordingEmbedder.ts';
 const DOC = 'doc/en/how-to/skipping.rst';
 const CODE = 'src/_pytest/skipping.py';
 
-function docChunk(headings: string[], startLine: number, bodyLines: string[]): Chunk {
-  const citation: Citation = { path: DOC, startLine, endLine: startLine + bodyLines.length - 1, headings };
-  const text = docChunkText(docHeader(DOC, headings), bodyLines.join('\n'));
+/** A doc chunk of a page, titled by its headings, as the doc chunker writes one. */
+function pageChunk(path: string, headings: string[], startLine: number, bodyLines: string[]): Chunk {
+  const citation: Citation = { path, startLine, endLine: startLine + bodyLines.length - 1, headings };
+  const text = docChunkText(docHeader(path, headings), bodyLines.join('\n'));
   return { id: chunkId('docs', citation, text), collection: 'docs', text, title: headings.join(' > '), citation, tokens: 0 };
 }
+
+const docChunk = (headings: string[], startLine: number, bodyLines: string[]): Chunk => pageChunk(DOC, headings, startLine, bodyLines);
 
 function codeChunk(startLine: number, bodyLines: string[], symbol: string): Chunk {
   const citation: Citation = { path: CODE, startLine, endLine: startLine + bodyLines.length - 1, symbol };
@@ -296,11 +299,7 @@ describe('what is quotable', () => {
 });
 
 describe('rst bodies and inline literals (rstBodies, literals)', () => {
-  function page(path: string, bodyLines: string[]): Chunk {
-    const citation: Citation = { path, startLine: 1, endLine: bodyLines.length, headings: ['Reference'] };
-    const text = docChunkText(docHeader(path, ['Reference']), bodyLines.join('\n'));
-    return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'Reference', citation, tokens: 0 };
-  }
+  const page = (path: string, bodyLines: string[]) => pageChunk(path, ['Reference'], 1, bodyLines);
   const quotable = (chunk: Chunk, options = {}) =>
     quoteCandidates(context('q', 'en', chunk), false, EXTRACTIVE_DEFAULTS.maxChars, { ...EXTRACTIVE_DEFAULTS, ...options }).map((c) => c.quote);
   // pytest's reference.rst and flask's server.rst, as written: the answer is in a directive's indented body.
@@ -347,25 +346,20 @@ describe('rst bodies and inline literals (rstBodies, literals)', () => {
 
 describe('the command a how-to answer shows (command)', () => {
   // click's docs/options.rst, "Counting", as written: the example under a directive sphinx-click defines.
-  const counting: Chunk = (() => {
-    const lines = [
-      'In some very rare circumstances, it is interesting to use the repetition',
-      'of options to count an integer up.  This can be used for verbosity flags,',
-      'for instance:',
-      '',
-      '.. click:example::',
-      '',
-      '    @click.command()',
-      "    @click.option('-v', '--verbose', count=True)",
-      '    def log(verbose):',
-      '        click.echo(f"Verbosity: {verbose}")',
-      '',
-      'And on the command line the option is simply given several times over.',
-    ];
-    const citation: Citation = { path: 'docs/options.rst', startLine: 200, endLine: 200 + lines.length - 1, headings: ['Options', 'Counting'] };
-    const text = docChunkText(docHeader(citation.path, citation.headings!), lines.join('\n'));
-    return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'Options > Counting', citation, tokens: 0 };
-  })();
+  const counting = pageChunk('docs/options.rst', ['Options', 'Counting'], 200, [
+    'In some very rare circumstances, it is interesting to use the repetition',
+    'of options to count an integer up.  This can be used for verbosity flags,',
+    'for instance:',
+    '',
+    '.. click:example::',
+    '',
+    '    @click.command()',
+    "    @click.option('-v', '--verbose', count=True)",
+    '    def log(verbose):',
+    '        click.echo(f"Verbosity: {verbose}")',
+    '',
+    'And on the command line the option is simply given several times over.',
+  ]);
   const q = 'How do I let users pass -v several times to increase the verbosity?';
   const ctx = context(q, 'en', counting);
   const meaning: Meaning = (c) => (c.quote.startsWith('of options to count') || c.quote.startsWith('In some very rare') ? 0.95 : 0.9);
@@ -515,29 +509,24 @@ describe('relevance by meaning', () => {
 
 describe('sentences that ask, and sentences that introduce code', () => {
   // flask's docs/patterns/fileuploads.rst, "Improving Uploads", as written.
-  const uploads: Chunk = (() => {
-    const lines = [
-      'So how exactly does Flask handle uploads?  Well it will store them in the',
-      "webserver's memory if the files are reasonably small, otherwise in a",
-      'temporary location.  But how',
-      'do you specify the maximum file size after which an upload is aborted?  By',
-      'default Flask will happily accept file uploads with an unlimited amount of',
-      'memory, but you can limit that by setting the ``MAX_CONTENT_LENGTH``',
-      'config key::',
-      '',
-      '    from flask import Flask, Request',
-      '',
-      '    app = Flask(__name__)',
-      "    app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000",
-      '',
-      'Example usage::',
-      '',
-      '    flask run',
-    ];
-    const citation: Citation = { path: 'docs/patterns/fileuploads.rst', startLine: 133, endLine: 133 + lines.length - 1, headings: ['Uploading Files', 'Improving Uploads'] };
-    const text = docChunkText(docHeader(citation.path, citation.headings!), lines.join('\n'));
-    return { id: chunkId('docs', citation, text), collection: 'docs', text, title: 'Uploading Files > Improving Uploads', citation, tokens: 0 };
-  })();
+  const uploads = pageChunk('docs/patterns/fileuploads.rst', ['Uploading Files', 'Improving Uploads'], 133, [
+    'So how exactly does Flask handle uploads?  Well it will store them in the',
+    "webserver's memory if the files are reasonably small, otherwise in a",
+    'temporary location.  But how',
+    'do you specify the maximum file size after which an upload is aborted?  By',
+    'default Flask will happily accept file uploads with an unlimited amount of',
+    'memory, but you can limit that by setting the ``MAX_CONTENT_LENGTH``',
+    'config key::',
+    '',
+    '    from flask import Flask, Request',
+    '',
+    '    app = Flask(__name__)',
+    "    app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000",
+    '',
+    'Example usage::',
+    '',
+    '    flask run',
+  ]);
   const q = 'How do I limit the size of uploaded files?';
   const ctx = context(q, 'en', uploads);
   // The docs' own question comes closest to the user's, as it does with the real model.
