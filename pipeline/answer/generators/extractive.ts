@@ -259,6 +259,10 @@ const TEMPLATE = /<!--[\s\S]*?(?:-->|(?![\s\S]))|^[ \t]*(?:[-*+][ \t]+)?\[[ xX]\
 const PROSE_DIRECTIVE =
   /^\s*\.\.\s+(?:[\w-]+:)?(?:note|warning|tip|important|caution|attention|danger|error|hint|seealso|admonition|versionadded|versionchanged|deprecated|versionremoved|todo|topic|sidebar|rubric|confval|option|envvar|attribute|attr|method|function|class|data|exception|module|describe|object|setting|signal|reqmeta|command|event|decorator|property|type|var|const|macro|member)::/;
 
+const DIRECTIVE_LINE = /^\s*\.\.\s+[\w.:+-]+::/;
+/** The least indentation of a unit's lines that hold something. */
+const indentOfUnit = (u: TextUnit) => Math.min(...u.text.split('\n').filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
+
 /**
  * The units of an rst page's chunk (`rstBodies: prose`). rst marks its literal blocks (`::`, `.. code-block::`), and
  * splitUnits reads those as code; the rest of its indented text is prose where what opens it is prose: the body of an
@@ -268,31 +272,18 @@ const PROSE_DIRECTIVE =
  */
 function rstUnits(body: string): TextUnit[] {
   const units = splitUnits(body);
-  const indentOfUnit = (u: TextUnit) => Math.min(...u.text.split('\n').filter((l) => l.trim() !== '').map(indentOf));
-  const out: TextUnit[] = [];
-  units.forEach((unit, i) => {
-    if (unit.kind !== 'prose' || isTraceback(unit.text)) {
-      out.push(isTraceback(unit.text) ? { ...unit, kind: 'code' } : unit);
-      return;
-    }
+  return units.map((unit, i) => {
+    if (unit.kind !== 'prose') return unit;
+    if (isTraceback(unit.text)) return { ...unit, kind: 'code' };
     const own = indentOfUnit(unit);
-    if (own === 0) {
-      out.push(unit);
-      return;
-    }
-    // What opens this indented text: the nearest unit before it that is indented less.
-    let j = i - 1;
-    while (j >= 0 && indentOfUnit(units[j]!) >= own) j--;
-    const opener = j < 0 ? undefined : units[j]!;
+    if (own === 0) return unit;
+    // What opens this indented text: the nearest unit before it that is indented less. Under a directive, its body
+    // reads as the directive's: a later paragraph of a code example is code too.
+    const opener = units.slice(0, i).reverse().find((u) => indentOfUnit(u) < own);
     const prose = opener !== undefined && opener.kind === 'prose' && (!DIRECTIVE_LINE.test(opener.text) || PROSE_DIRECTIVE.test(opener.text));
-    // Under a directive, its body reads as the directive's: a later paragraph of a code example is code too.
-    out.push(prose ? unit : { ...unit, kind: 'code' });
+    return prose ? unit : { ...unit, kind: 'code' };
   });
-  return out;
 }
-
-const DIRECTIVE_LINE = /^\s*\.\.\s+[\w.:+-]+::/;
-const indentOf = (line: string) => line.length - line.trimStart().length;
 
 /** How a docs or issue block's body is cut into units for quoting: `rstUnits` for an rst page under `rstBodies: prose`, else `issueUnits`. */
 function bodyUnits(block: ContextBlock, body: string, prose: ProseOptions): TextUnit[] {
@@ -613,8 +604,8 @@ function literalsOf(quote: string): string[] {
  * The line of the code block that follows a quote in its block: the command a how-to answer shows. The first line
  * that uses something the quote names as a literal (`app.config['MAX_CONTENT_LENGTH'] = …` after "…setting the
  * ``MAX_CONTENT_LENGTH`` config key::", not the block's `from flask import Flask`), else its first line; `asked`
- * (`command: asked`), the line with the most of both those and the question's terms, a named literal counting twice
- * (`@click.option('-v', '--verbose', count=True)` for "pass -v several times to increase the verbosity", not the
+ * (`command: asked`), the line with the most of both those and the question's terms, each term by its rarity among the
+ * lines and a named literal as two of the rarest (`@click.option('-v', '--verbose', count=True)` for "pass -v several times to increase the verbosity", not the
  * `@click.command()` above it), the first such line on a tie.
  */
 function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }): string | undefined {
