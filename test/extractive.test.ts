@@ -302,7 +302,7 @@ describe('rst bodies and inline literals (rstBodies, literals)', () => {
   const page = (path: string, bodyLines: string[]) => pageChunk(path, ['Reference'], 1, bodyLines);
   const quotable = (chunk: Chunk, options = {}) =>
     quoteCandidates(context('q', 'en', chunk), false, EXTRACTIVE_DEFAULTS.maxChars, { ...EXTRACTIVE_DEFAULTS, ...options }).map((c) => c.quote);
-  // pytest's reference.rst and flask's server.rst, as written: the answer is in a directive's indented body.
+  // Adapted from pytest's reference.rst (required_plugins) and flask's server.rst: the answer is in a directive's indented body.
   const reference = page('doc/en/reference/reference.rst', [
     '.. confval:: required_plugins',
     '',
@@ -345,7 +345,7 @@ describe('rst bodies and inline literals (rstBodies, literals)', () => {
 });
 
 describe('the command a how-to answer shows (command)', () => {
-  // click's docs/options.rst, "Counting", as written: the example under a directive sphinx-click defines.
+  // click's docs/options.rst, "Counting": the example under a directive of the Pallets Sphinx theme, which splitUnits does not know.
   const counting = pageChunk('docs/options.rst', ['Options', 'Counting'], 200, [
     'In some very rare circumstances, it is interesting to use the repetition',
     'of options to count an integer up.  This can be used for verbosity flags,',
