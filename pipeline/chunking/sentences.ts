@@ -20,7 +20,8 @@ const CODE_DIRECTIVES = [
 ];
 const CODE_DIRECTIVE = new RegExp(`^\\s*\\.\\.\\s+(?:${CODE_DIRECTIVES.join('|')})::`);
 const TABLE_DIRECTIVE = /^\s*\.\.\s+(?:csv-table|list-table|table)::/;
-const DIRECTIVE = /^\s*\.\.\s+[\w.:+-]+::(?:\s|$)/;
+/** An rst directive's opening line (`.. warning::`, `.. confval:: name`). */
+export const DIRECTIVE = /^\s*\.\.\s+[\w.:+-]+::(?:\s|$)/;
 const DOCTEST = /^\s*>>>/;
 // Grid tables (`+---+`), simple tables (`=== ===`), Markdown pipe tables and rst line blocks.
 const TABLE = /^\s*(?:\+[-=+]+\+?\s*$|=+(?:\s+=+)+\s*$|\|)/;
@@ -30,7 +31,7 @@ function isBlank(line: string): boolean {
   return line.trim() === '';
 }
 
-function indentOf(line: string): number {
+export function indentOf(line: string): number {
   return line.length - line.trimStart().length;
 }
 

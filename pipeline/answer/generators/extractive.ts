@@ -1,5 +1,5 @@
 import { issueUnits, isTraceback } from '../../chunking/issueChunker.ts';
-import { splitProse, splitUnits, type TextUnit } from '../../chunking/sentences.ts';
+import { DIRECTIVE, indentOf, splitProse, splitUnits, type TextUnit } from '../../chunking/sentences.ts';
 import { pastedReason, route } from '../../retrieval/router.ts';
 import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
@@ -259,9 +259,8 @@ const TEMPLATE = /<!--[\s\S]*?(?:-->|(?![\s\S]))|^[ \t]*(?:[-*+][ \t]+)?\[[ xX]\
 const PROSE_DIRECTIVE =
   /^\s*\.\.\s+(?:[\w-]+:)?(?:note|warning|tip|important|caution|attention|danger|error|hint|seealso|admonition|versionadded|versionchanged|deprecated|versionremoved|todo|topic|sidebar|rubric|confval|option|envvar|attribute|attr|method|function|class|data|exception|module|describe|object|setting|signal|reqmeta|command|event|decorator|property|type|var|const|macro|member)::/;
 
-const DIRECTIVE_LINE = /^\s*\.\.\s+[\w.:+-]+::/;
 /** The least indentation of a unit's lines that hold something. */
-const indentOfUnit = (u: TextUnit) => Math.min(...u.text.split('\n').filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
+const indentOfUnit = (u: TextUnit) => Math.min(...u.text.split('\n').filter((l) => l.trim() !== '').map(indentOf));
 
 /**
  * The units of an rst page's chunk (`rstBodies: prose`). rst marks its literal blocks (`::`, `.. code-block::`), and
@@ -280,7 +279,7 @@ function rstUnits(body: string): TextUnit[] {
     // What opens this indented text: the nearest unit before it that is indented less. Under a directive, its body
     // reads as the directive's: a later paragraph of a code example is code too.
     const opener = units.slice(0, i).reverse().find((u) => indentOfUnit(u) < own);
-    const prose = opener !== undefined && opener.kind === 'prose' && (!DIRECTIVE_LINE.test(opener.text) || PROSE_DIRECTIVE.test(opener.text));
+    const prose = opener !== undefined && opener.kind === 'prose' && (!DIRECTIVE.test(opener.text) || PROSE_DIRECTIVE.test(opener.text));
     return prose ? unit : { ...unit, kind: 'code' };
   });
 }
@@ -625,20 +624,26 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:)/.test(l));
-    // A term of every line (`click` in a Click example) says nothing about which: each counts by its rarity among them.
-    const termsOf = lines.map((l) => contentTerms(l, corpus));
-    const weight = (t: string) => {
-      const n = termsOf.filter((ts) => ts.has(t)).length;
-      return n === 0 ? 0 : Math.log((lines.length + 1) / n);
-    };
-    const score = (i: number) => 2 * Math.log(lines.length + 1) * named.filter((n) => lines[i]!.includes(n)).length + [...(terms ?? [])].reduce((sum, t) => sum + (termsOf[i]!.has(t) ? weight(t) : 0), 0);
-    const line = terms
-      ? lines[lines.reduce((best, _, i) => (score(i) > score(best) ? i : best), 0)]
-      : (lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0]);
+    const line = terms ? askedLine(lines, named, terms, corpus) : (lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0]);
     if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
     return undefined;
   }
   return undefined;
+}
+
+/**
+ * `command: asked`'s line: the most of the named literals and the question's terms, each term by its rarity among the
+ * lines (a term of every line, `click` in a Click example, says nothing about which) and a named literal as two of
+ * the rarest; the first such line on a tie.
+ */
+function askedLine(lines: string[], named: string[], terms: Set<string>, corpus: Language): string | undefined {
+  const termsOf = lines.map((l) => contentTerms(l, corpus));
+  const weights = [...terms].map((t) => {
+    const n = termsOf.filter((ts) => ts.has(t)).length;
+    return [t, n === 0 ? 0 : Math.log((lines.length + 1) / n)] as const;
+  });
+  const scores = lines.map((l, i) => 2 * Math.log(lines.length + 1) * named.filter((n) => l.includes(n)).length + weights.reduce((sum, [t, w]) => sum + (termsOf[i]!.has(t) ? w : 0), 0));
+  return lines[scores.indexOf(Math.max(...scores))];
 }
 
 /** A how-to answer's command (see `commandAfter`): the quote it follows and the line, when the quotes leave room for it. */
