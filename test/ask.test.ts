@@ -292,3 +292,33 @@ describe('cita ask: file names among the names asked about (retrieval.router.cou
     expect(symbols.at(-1)).not.toMatch(/names:documented/);
   });
 });
+
+describe('cita ask: example code after the library in a code-led route (retrieval.examples)', () => {
+  let p: TestProject;
+  beforeAll(() => {
+    p = makeDemoProject();
+    // An example that repeats the issue's words more than the module the bug is in.
+    p.write(
+      'examples/empty_config.py',
+      '"""Example: parse_config on an empty JSON file."""\nfrom loader import parse_config\n\n\ndef show_empty_file():\n    """Calling parse_config on an empty JSON file: a JSONDecodeError, or an empty dict?"""\n    return parse_config("empty.json")\n',
+    );
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  const ask = (...extra: string[]) => {
+    const r = cita(p, ['ask', 'demo', 'Reading an empty JSON configuration file raises a JSONDecodeError instead of returning an empty dict of settings. Which file?', '--json', ...extra]);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  it("opens with the library's module and says so; as-found keeps the example first", () => {
+    const found = ask('--set', 'retrieval.examples=as-found');
+    expect(found.route.top).toBe('code');
+    expect(found.ranking.files[0]).toBe('examples/empty_config.py');
+    const after = ask('--set', 'retrieval.examples=after-library');
+    expect(after.ranking.files[0]).toBe('src/loader.py');
+    expect(after.route.reasons).toContain("the route leans to the code: the library's code comes before example code (docs, examples, benchmarks)");
+    expect(found.route.reasons.some((x: string) => x.includes('example code'))).toBe(false);
+  });
+});

@@ -74,6 +74,8 @@ export interface Placement {
   lookupsAfterDocsLed?: number;
   /** `retrieval.docsLedFirst`: where the route weighs docs at least as much as code, the first searched file is the docs' best (`docs`) or fusion's (`fused`; unset: fused, as in a replay's own placements). */
   docsLedFirst?: 'docs' | 'fused';
+  /** `retrieval.examples`: where the route leans to the code, its hits in example folders come after the library's (`after-library`; unset: as found). */
+  examples?: 'after-library' | 'as-found';
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
   /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
@@ -83,8 +85,43 @@ export interface Placement {
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
-  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst } = config.retrieval;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, examples } = config.retrieval;
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, examples, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+}
+
+/**
+ * Folders whose code shows or measures the library rather than being it: the docs' examples, example
+ * projects, demos, benchmarks. A path with one of these as a folder is example code.
+ */
+const EXAMPLE_FOLDER = /(?:^|\/)(?:docs?|examples?|bench|benchmarks?|demos?|samples?)\//i;
+
+/** Whether a code file is example code (see EXAMPLE_FOLDER). Pure. */
+export const isExampleCode = (path: string | undefined): boolean => path !== undefined && EXAMPLE_FOLDER.test(path);
+
+/**
+ * A code list with its example code after the library's, each part in its own order. A question the
+ * route leans to the code for asks about the library — where a bug is, how something works — and an
+ * example that repeats the question's words (a docs page's demo of a failing assertion, for an issue
+ * about assertion messages) otherwise takes the first place from the module the answer is in. Pure.
+ */
+export function libraryFirst(hits: readonly SearchHit[]): SearchHit[] {
+  const example = (h: SearchHit) => isExampleCode(h.chunk.citation.path);
+  return [...hits.filter((h) => !example(h)), ...hits.filter(example)];
+}
+
+/** Whether the route weighs the docs at least as much as the code. */
+const docsLed = (c: Pick<Candidates, 'weights'>): boolean => c.weights.docs >= c.weights.code;
+
+/** Whether `libraryFirst` applies to this question's code list: `examples: after-library` and a route that leans to the code. */
+const examplesAfter = (c: Pick<Candidates, 'weights'>, p: Pick<Placement, 'examples'>): boolean => p.examples === 'after-library' && !docsLed(c);
+
+/** Whether `libraryFirst` changes the code hits a context of its budget is fused from (which, or in what order). Pure. */
+export function examplesMove(c: Pick<Candidates, 'weights' | 'lists' | 'deep'>, p: Pick<Placement, 'examples'>): boolean {
+  if (!examplesAfter(c, p)) return false;
+  const hits = c.lists.code ?? [];
+  const deeper = c.deep.code ?? [];
+  const moved = libraryFirst(deeper.length > hits.length ? deeper : hits).slice(0, hits.length);
+  return moved.some((h, i) => h.chunk.id !== hits[i]!.chunk.id);
 }
 
 /**
@@ -105,25 +142,34 @@ export function spreadFiles(hits: readonly SearchHit[], m: number): SearchHit[] 
   return [...first, ...later];
 }
 
+/** A collection's list in the order placement takes it: example code after the library's (see `libraryFirst`), then spread (see `spreadFiles`). */
+function ordered(c: Pick<Candidates, 'weights'>, p: Placement, collection: Collection, hits: readonly SearchHit[]): SearchHit[] {
+  const first = collection === 'code' && examplesAfter(c, p) ? libraryFirst(hits) : [...hits];
+  return p.perFile === undefined ? first : spreadFiles(first, p.perFile);
+}
+
+/** Whether placement reorders any list (see `ordered`). */
+const reorders = (c: Pick<Candidates, 'weights'>, p: Placement): boolean => p.perFile !== undefined || examplesAfter(c, p);
+
 /**
- * The lists the context is fused from, spread (see `spreadFiles`) when the placement asks for it. A
- * spread list takes its hits from the deeper list (both are prefixes of one search), so a context of
- * budget k holds the very chunks the ranking's first k entries do.
+ * The lists the context is fused from, in placement's order (see `ordered`). A reordered list takes its hits from
+ * the deeper list (both are prefixes of one search), so a context of budget k holds the very chunks the ranking's
+ * first k entries do.
  */
 function contextLists(c: Candidates, p: Placement): Partial<Record<Collection, SearchHit[]>> {
-  if (p.perFile === undefined) return c.lists;
+  if (!reorders(c, p)) return c.lists;
   return Object.fromEntries(
     Object.entries(c.lists).map(([coll, hits]) => {
       const deeper = c.deep[coll as Collection] ?? [];
-      return [coll, spreadFiles(deeper.length > hits.length ? deeper : hits, p.perFile!).slice(0, hits.length)];
+      return [coll, ordered(c, p, coll as Collection, deeper.length > hits.length ? deeper : hits).slice(0, hits.length)];
     }),
   );
 }
 
-/** The ranking's lists, spread when the placement asks for it. */
+/** The ranking's lists, in placement's order. */
 function rankingLists(c: Candidates, p: Placement): Partial<Record<Collection, SearchHit[]>> {
-  if (p.perFile === undefined) return c.deep;
-  return Object.fromEntries(Object.entries(c.deep).map(([coll, hits]) => [coll, spreadFiles(hits, p.perFile!)]));
+  if (!reorders(c, p)) return c.deep;
+  return Object.fromEntries(Object.entries(c.deep).map(([coll, hits]) => [coll, ordered(c, p, coll as Collection, hits)]));
 }
 
 /** Definitions of the names pasted text mentions come after this many files found by search, not first. */
@@ -145,9 +191,6 @@ export function lookupsPlace(c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<
   if (c.pasted) return MENTIONED_AFTER;
   return p.lookupsAfterDocsLed !== undefined && docsLed(c) ? p.lookupsAfterDocsLed : p.lookupsAfter;
 }
-
-/** Whether the route weighs the docs at least as much as the code. */
-const docsLed = (c: Pick<Candidates, 'weights'>): boolean => c.weights.docs >= c.weights.code;
 
 /** Where the docs' best hit moves from and to: its index, and the first search hit's that is not an issue's. */
 function docsFirstPlaces(ranked: readonly { chunk: Chunk }[], c: Pick<Candidates, 'pasted' | 'weights'>, p: Pick<Placement, 'docsLedFirst'>): { from: number; to: number } | undefined {
