@@ -273,8 +273,8 @@ describe('retrieval.examples', () => {
     expect(examplesMove(library, after)).toBe(false);
   });
 
-  it('is read from the config', () => {
-    expect(placementOf(config('retrieval.examples=after-library')).examples).toBe('after-library');
+  it('is read from the config, `after-library` by default', () => {
+    expect(placementOf(config()).examples).toBe('after-library');
     expect(placementOf(config('retrieval.examples=as-found')).examples).toBe('as-found');
     expect(() => config('retrieval.examples=first')).toThrow(/examples/);
   });
