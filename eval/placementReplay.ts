@@ -5,7 +5,7 @@
  * code-led / docs-led routes) and for `ask` with every route's name lookups after k files
  * (`retrieval.lookupsAfter` and `retrieval.lookupsAfterDocsLed` k) or left out, or with the learned route's
  * `sharpness` set (`--sharpness 1.5,2`), or with the other choice of a docs-led route's first file
- * (`retrieval.docsLedFirst`) or of a code-led route's example code (`retrieval.examples`) — per dataset × language, one split.
+ * (`retrieval.docsLedFirst`) or of a code-led route's tests and examples (`retrieval.supportCode`) — per dataset × language, one split.
  * A research tool for choosing on dev and reading held out; its figures are not an A/B (run
  * `cita eval --set retrieval.lookupsAfter=k` for that).
  *
@@ -51,9 +51,9 @@ const variants: Record<string, (it: ReplayItem) => string[]> = {
   // The other choice of a docs-led route's first file (`retrieval.docsLedFirst`).
   [`ask, docs-led first: ${placement.docsLedFirst === 'docs' ? 'fused' : 'docs'}`]: (it) =>
     rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, docsLedFirst: placement.docsLedFirst === 'docs' ? 'fused' : 'docs' }).files,
-  // The other choice of a code-led route's example code (`retrieval.examples`).
-  [`ask, examples: ${placement.examples === 'after-library' ? 'as-found' : 'after-library'}`]: (it) =>
-    rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, examples: placement.examples === 'after-library' ? 'as-found' : 'after-library' }).files,
+  // The other choice of a code-led route's tests and examples (`retrieval.supportCode`).
+  [`ask, support code ${placement.supportCode === 'after-library' ? 'as-found' : 'after-library'}`]: (it) =>
+    rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, supportCode: placement.supportCode === 'after-library' ? 'as-found' : 'after-library' }).files,
   'ask, no name lookups': (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it), named: [] }, RANK_DEPTH, placement).files,
   ...Object.fromEntries(sharpnesses.map((g) => [`ask, sharpness ${g}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it, g) }, RANK_DEPTH, placement).files])),
 };

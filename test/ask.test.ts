@@ -293,11 +293,15 @@ describe('cita ask: file names among the names asked about (retrieval.router.cou
   });
 });
 
-describe('cita ask: example code after the library in a code-led route (retrieval.examples)', () => {
+describe('cita ask: tests and examples after the library in a code-led route (retrieval.supportCode)', () => {
   let p: TestProject;
   beforeAll(() => {
     p = makeDemoProject();
-    // An example that repeats the issue's words more than the module the bug is in.
+    // An example and a test that repeat the issue's words more than the module the bug is in.
+    p.write(
+      'tests/test_empty_config.py',
+      '"""Reading an empty JSON configuration file."""\nfrom loader import parse_config\n\n\ndef test_empty_file_gives_empty_settings(tmp_path):\n    """Reading an empty JSON configuration file should return an empty dict of settings, not raise a JSONDecodeError."""\n    (tmp_path / "empty.json").write_text("")\n    assert parse_config(tmp_path / "empty.json") == {}\n',
+    );
     p.write(
       'examples/empty_config.py',
       '"""Example: parse_config on an empty JSON file."""\nfrom loader import parse_config\n\n\ndef show_empty_file():\n    """Calling parse_config on an empty JSON file: a JSONDecodeError, or an empty dict?"""\n    return parse_config("empty.json")\n',
@@ -312,13 +316,13 @@ describe('cita ask: example code after the library in a code-led route (retrieva
     return JSON.parse(r.stdout);
   };
 
-  it("opens with the library's module and says so; as-found keeps the example first", () => {
-    const found = ask('--set', 'retrieval.examples=as-found');
+  it("opens with the library's module and says so; as-found keeps a test or the example first", () => {
+    const found = ask('--set', 'retrieval.supportCode=as-found');
     expect(found.route.top).toBe('code');
-    expect(found.ranking.files[0]).toBe('examples/empty_config.py');
-    const after = ask('--set', 'retrieval.examples=after-library');
+    expect(['examples/empty_config.py', 'tests/test_empty_config.py']).toContain(found.ranking.files[0]);
+    const after = ask('--set', 'retrieval.supportCode=after-library');
     expect(after.ranking.files[0]).toBe('src/loader.py');
-    expect(after.route.reasons).toContain("the route leans to the code: the library's code comes before example code (docs, examples, benchmarks)");
-    expect(found.route.reasons.some((x: string) => x.includes('example code'))).toBe(false);
+    expect(after.route.reasons).toContain("the route leans to the code: the library's code comes before its tests, examples and benchmarks");
+    expect(found.route.reasons.some((x: string) => x.includes('its tests, examples'))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { docsFirst, docsFirstMove, examplesMove, isExampleCode, libraryFirst, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
+import { docsFirst, docsFirstMove, isSupportCode, libraryFirst, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, supportMoves, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
 import { root } from './support/paths.ts';
@@ -216,33 +216,38 @@ describe('retrieval.docsLedFirst', () => {
   });
 });
 
-describe('retrieval.examples', () => {
-  // An issue about assertion messages: a docs demo of failing assertions repeats its words best.
+describe('retrieval.supportCode', () => {
+  // An issue about assertion messages: a docs demo of failing assertions repeats its words best, then a test of it.
   const code = [
     scored('code', 'doc/en/example/assertion/failure_demo.py', 1, 0.9, 9),
     scored('code', 'src/_pytest/assertion/util.py', 1, 0.88, 8),
     scored('code', 'doc/en/example/assertion/failure_demo.py', 2, 0.87, 7),
+    scored('code', 'testing/test_assertion.py', 1, 0.865, 6.5),
     scored('code', 'src/_pytest/assertion/rewrite.py', 1, 0.86, 6),
   ];
   const docs = [scored('docs', 'how-to/assert.rst', 1, 0.8, 2)];
   const asked = (weights: Candidates['weights'], cut = 4): Candidates => ({ lists: { code: code.slice(0, cut), docs }, deep: { code, docs }, lookedUp: [], named: [], weights, pasted: true });
   const codeLed = asked({ docs: 0.2, code: 1, issues: 0 });
-  const asFound: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates', examples: 'as-found' };
-  const after: Placement = { ...asFound, examples: 'after-library' };
+  const asFound: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates', supportCode: 'as-found' };
+  const after: Placement = { ...asFound, supportCode: 'after-library' };
   const rank = (c: Candidates, p: Placement) => rankCandidates(c, 10, p).files;
   const context = (c: Candidates, p: Placement) => placeContext(c, 4, p).ordered.map((x) => x.chunk.id);
 
-  it('tells example code by its folders', () => {
-    for (const p of ['doc/en/example/x.py', 'docs/conf.py', 'examples/app.py', 'bench/manyparam.py', 'benchmarks/b.py', 'demo/x.ts', 'samples/s.go']) expect(isExampleCode(p)).toBe(true);
-    for (const p of ['src/_pytest/python.py', 'src/docstrings.py', 'src/examples.py', 'lib/benchmarker.py', undefined]) expect(isExampleCode(p)).toBe(false);
+  it('tells support code by its folders and test files by their names', () => {
+    const support = ['doc/en/example/x.py', 'docs/conf.py', 'examples/app.py', 'bench/manyparam.py', 'benchmarks/b.py', 'demo/x.ts', 'samples/s.go'];
+    const tests = ['testing/python/fixtures.py', 'tests/test_app.py', 'src/test/java/a/B.java', 'web/__tests__/x.js', 'lib/test_utils.py', 'pkg/server_test.go', 'src/a.test.ts', 'src/b.spec.js', 'src/main/java/FooTest.java'];
+    for (const p of [...support, ...tests]) expect(isSupportCode(p), p).toBe(true);
+    const library = ['src/_pytest/python.py', 'src/docstrings.py', 'src/examples.py', 'lib/benchmarker.py', 'src/_pytest/pytester.py', 'src/testing_utils.py', 'src/contest.py', 'src/latest.go', undefined];
+    for (const p of library) expect(isSupportCode(p), p).toBe(false);
   });
 
-  it("puts a code list's example code after the library's, each part in its order", () => {
+  it("puts a code list's support code after the library's, each part in its order", () => {
     expect(ids(libraryFirst(code))).toEqual([
       'src/_pytest/assertion/util.py#1',
       'src/_pytest/assertion/rewrite.py#1',
       'doc/en/example/assertion/failure_demo.py#1',
       'doc/en/example/assertion/failure_demo.py#2',
+      'testing/test_assertion.py#1',
     ]);
   });
 
@@ -250,32 +255,33 @@ describe('retrieval.examples', () => {
     expect(rank(codeLed, asFound)[0]).toBe('doc/en/example/assertion/failure_demo.py');
     expect(rank(codeLed, after)[0]).toBe('src/_pytest/assertion/util.py');
     expect(rank(codeLed, after).indexOf('doc/en/example/assertion/failure_demo.py')).toBeGreaterThan(rank(codeLed, after).indexOf('src/_pytest/assertion/rewrite.py'));
+    expect(rank(codeLed, after).indexOf('testing/test_assertion.py')).toBeGreaterThan(rank(codeLed, after).indexOf('src/_pytest/assertion/rewrite.py'));
     expect(context(codeLed, asFound)[0]).toBe('doc/en/example/assertion/failure_demo.py#1');
     expect(context(codeLed, after)[0]).toBe('src/_pytest/assertion/util.py#1');
-    expect(examplesMove(codeLed, after)).toBe(true);
-    expect(examplesMove(codeLed, asFound)).toBe(false);
+    expect(supportMoves(codeLed, after)).toBe(true);
+    expect(supportMoves(codeLed, asFound)).toBe(false);
   });
 
   it('takes the library hits a cut list lacks from the deeper list', () => {
     // The context's list holds only the demo; the library's modules come from the deeper search.
     const cut = asked({ docs: 0.2, code: 1, issues: 0 }, 1);
-    expect(examplesMove(cut, after)).toBe(true);
+    expect(supportMoves(cut, after)).toBe(true);
     expect(context(cut, after)).toContain('src/_pytest/assertion/util.py#1');
     expect(context(cut, after)).not.toContain('doc/en/example/assertion/failure_demo.py#1');
   });
 
-  it('leaves docs-led routes and lists without example code as they are', () => {
+  it('leaves docs-led routes and lists without support code as they are', () => {
     const docsLed = asked({ docs: 1, code: 0.9, issues: 0 });
     expect(rank(docsLed, after)).toEqual(rank(docsLed, asFound));
-    expect(examplesMove(docsLed, after)).toBe(false);
-    const library = { ...codeLed, lists: { code: code.filter((h) => !isExampleCode(h.chunk.citation.path)), docs }, deep: { code: code.filter((h) => !isExampleCode(h.chunk.citation.path)), docs } };
+    expect(supportMoves(docsLed, after)).toBe(false);
+    const library = { ...codeLed, lists: { code: code.filter((h) => !isSupportCode(h.chunk.citation.path)), docs }, deep: { code: code.filter((h) => !isSupportCode(h.chunk.citation.path)), docs } };
     expect(rank(library, after)).toEqual(rank(library, asFound));
-    expect(examplesMove(library, after)).toBe(false);
+    expect(supportMoves(library, after)).toBe(false);
   });
 
   it('is read from the config, `after-library` by default', () => {
-    expect(placementOf(config()).examples).toBe('after-library');
-    expect(placementOf(config('retrieval.examples=as-found')).examples).toBe('as-found');
-    expect(() => config('retrieval.examples=first')).toThrow(/examples/);
+    expect(placementOf(config()).supportCode).toBe('after-library');
+    expect(placementOf(config('retrieval.supportCode=as-found')).supportCode).toBe('as-found');
+    expect(() => config('retrieval.supportCode=first')).toThrow(/supportCode/);
   });
 });

@@ -19,7 +19,7 @@ import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
 import { askedTerms, glossQuotes, ownNames } from './glosses.ts';
 import { frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
-import { docsFirstMove, examplesMove, lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, type Candidates, type Placed, type Ranking } from './ranking.ts';
+import { docsFirstMove, lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, supportMoves, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
 export { RANK_DEPTH, type Ranking } from './ranking.ts';
@@ -235,7 +235,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   }
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   if (docsFirstMove(fusion.ranked, candidates, placement) !== undefined) route.reasons.push("the route leans to the docs: the docs' best page comes before the code fusion put first");
-  if (examplesMove(candidates, placement)) route.reasons.push("the route leans to the code: the library's code comes before example code (docs, examples, benchmarks)");
+  if (supportMoves(candidates, placement)) route.reasons.push("the route leans to the code: the library's code comes before its tests, examples and benchmarks");
   const context = buildContext(searchable.text, route.language, ordered, budget, translation?.text, config.languages.corpus);
   const ranking = rankCandidates(candidates, depth, placement);
 

@@ -74,8 +74,8 @@ export interface Placement {
   lookupsAfterDocsLed?: number;
   /** `retrieval.docsLedFirst`: where the route weighs docs at least as much as code, the first searched file is the docs' best (`docs`) or fusion's (`fused`; unset: fused, as in a replay's own placements). */
   docsLedFirst?: 'docs' | 'fused';
-  /** `retrieval.examples`: where the route leans to the code, its hits in example folders come after the library's (`after-library`; unset: as found). */
-  examples?: 'after-library' | 'as-found';
+  /** `retrieval.supportCode`: where the route leans to the code, its tests, examples and benchmarks come after the library's (`after-library`; unset: as found). */
+  supportCode?: 'after-library' | 'as-found';
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
   /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
@@ -85,39 +85,41 @@ export interface Placement {
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
-  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, examples } = config.retrieval;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, examples, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode } = config.retrieval;
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
 }
 
 /**
- * Folders whose code shows or measures the library rather than being it: the docs' examples, example
- * projects, demos, benchmarks. A path with one of these as a folder is example code.
+ * Code that tests, shows or measures the library rather than being it: test suites, the docs' examples, example
+ * projects, demos, benchmarks — by a folder of the path (`tests/`, `testing/`, `docs/`, `examples/`, `bench/`…) or by
+ * a test file's own name (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`, `XTest.java`).
  */
-const EXAMPLE_FOLDER = /(?:^|\/)(?:docs?|examples?|bench|benchmarks?|demos?|samples?)\//i;
+const SUPPORT_FOLDER = /(?:^|\/)(?:tests?|testing|__tests__|docs?|examples?|bench|benchmarks?|demos?|samples?)\//i;
+const TEST_FILE = /(?:^|\/)test_[^/]*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.java$/;
 
-/** Whether a code file is example code (see EXAMPLE_FOLDER). Pure. */
-export const isExampleCode = (path: string | undefined): boolean => path !== undefined && EXAMPLE_FOLDER.test(path);
+/** Whether a code file is support code (see SUPPORT_FOLDER, TEST_FILE). Pure. */
+export const isSupportCode = (path: string | undefined): boolean => path !== undefined && (SUPPORT_FOLDER.test(path) || TEST_FILE.test(path));
 
 /**
- * A code list with its example code after the library's, each part in its own order. A question the
- * route leans to the code for asks about the library — where a bug is, how something works — and an
- * example that repeats the question's words (a docs page's demo of a failing assertion, for an issue
- * about assertion messages) otherwise takes the first place from the module the answer is in. Pure.
+ * A code list with its support code after the library's, each part in its own order. A question the route leans to
+ * the code for asks about the library — where a bug is, how something works — and a test that reproduces the issue, or
+ * an example that repeats its words (a docs page's demo of a failing assertion, for an issue about assertion messages),
+ * otherwise takes the first place from the module the answer is in. Pure.
  */
 export function libraryFirst(hits: readonly SearchHit[]): SearchHit[] {
-  const example = (h: SearchHit) => isExampleCode(h.chunk.citation.path);
-  return [...hits.filter((h) => !example(h)), ...hits.filter(example)];
+  const support = (h: SearchHit) => isSupportCode(h.chunk.citation.path);
+  return [...hits.filter((h) => !support(h)), ...hits.filter(support)];
 }
 
 /** Whether the route weighs the docs at least as much as the code. */
 const docsLed = (c: Pick<Candidates, 'weights'>): boolean => c.weights.docs >= c.weights.code;
 
-/** Whether `libraryFirst` applies to this question's code list: `examples: after-library` and a route that leans to the code. */
-const examplesAfter = (c: Pick<Candidates, 'weights'>, p: Pick<Placement, 'examples'>): boolean => p.examples === 'after-library' && !docsLed(c);
+/** Whether `libraryFirst` applies to this question's code list: `supportCode: after-library` and a route that leans to the code. */
+const supportAfter = (c: Pick<Candidates, 'weights'>, p: Pick<Placement, 'supportCode'>): boolean => p.supportCode === 'after-library' && !docsLed(c);
 
 /** Whether `libraryFirst` changes the code hits a context of its budget is fused from (which, or in what order). Pure. */
-export function examplesMove(c: Pick<Candidates, 'weights' | 'lists' | 'deep'>, p: Pick<Placement, 'examples'>): boolean {
-  if (!examplesAfter(c, p)) return false;
+export function supportMoves(c: Pick<Candidates, 'weights' | 'lists' | 'deep'>, p: Pick<Placement, 'supportCode'>): boolean {
+  if (!supportAfter(c, p)) return false;
   const hits = c.lists.code ?? [];
   const deeper = c.deep.code ?? [];
   const moved = libraryFirst(deeper.length > hits.length ? deeper : hits).slice(0, hits.length);
@@ -142,14 +144,14 @@ export function spreadFiles(hits: readonly SearchHit[], m: number): SearchHit[] 
   return [...first, ...later];
 }
 
-/** A collection's list in the order placement takes it: example code after the library's (see `libraryFirst`), then spread (see `spreadFiles`). */
+/** A collection's list in the order placement takes it: support code after the library's (see `libraryFirst`), then spread (see `spreadFiles`). */
 function ordered(c: Pick<Candidates, 'weights'>, p: Placement, collection: Collection, hits: readonly SearchHit[]): SearchHit[] {
-  const first = collection === 'code' && examplesAfter(c, p) ? libraryFirst(hits) : [...hits];
+  const first = collection === 'code' && supportAfter(c, p) ? libraryFirst(hits) : [...hits];
   return p.perFile === undefined ? first : spreadFiles(first, p.perFile);
 }
 
 /** Whether placement reorders any list (see `ordered`). */
-const reorders = (c: Pick<Candidates, 'weights'>, p: Placement): boolean => p.perFile !== undefined || examplesAfter(c, p);
+const reorders = (c: Pick<Candidates, 'weights'>, p: Placement): boolean => p.perFile !== undefined || supportAfter(c, p);
 
 /**
  * The lists the context is fused from, in placement's order (see `ordered`). A reordered list takes its hits from

@@ -209,12 +209,13 @@ export const configSchema = z
          */
         docsLedFirst: z.enum(['docs', 'fused']),
         /**
-         * Where the route leans to the code (code weighing more than the docs), the code's hits in example folders
-         * (`doc/`, `docs/`, `example(s)/`, `bench/`, `benchmark(s)/`, `demo(s)/`, `sample(s)/`: code that shows or
-         * measures the library) come after the library's (`after-library`), in the context and the ranking alike, or
-         * keep the order search found them in (`as-found`). Default in config/defaults.yaml.
+         * Where the route leans to the code (code weighing more than the docs), the code's support code — tests
+         * (`test(s)/`, `testing/`, `__tests__/`, `test_*.py`, `*_test.go`, `*.test.ts`, `*.spec.js`, `*Test.java`…),
+         * examples and the docs' code (`doc(s)/`, `example(s)/`, `demo(s)/`, `sample(s)/`), benchmarks (`bench/`,
+         * `benchmark(s)/`) — comes after the library's (`after-library`), in the context and the ranking alike, or
+         * keeps the order search found it in (`as-found`). Default in config/defaults.yaml.
          */
-        examples: z.enum(['after-library', 'as-found']),
+        supportCode: z.enum(['after-library', 'as-found']),
         /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
