@@ -121,9 +121,15 @@ const supportAfter = (c: Pick<Candidates, 'weights'>, p: Pick<Placement, 'suppor
 export function supportMoves(c: Pick<Candidates, 'weights' | 'lists' | 'deep'>, p: Pick<Placement, 'supportCode'>): boolean {
   if (!supportAfter(c, p)) return false;
   const hits = c.lists.code ?? [];
-  const deeper = c.deep.code ?? [];
-  const moved = libraryFirst(deeper.length > hits.length ? deeper : hits).slice(0, hits.length);
-  return moved.some((h, i) => h.chunk.id !== hits[i]!.chunk.id);
+  return reorderedCut(hits, c.deep.code, libraryFirst).some((h, i) => h.chunk.id !== hits[i]!.chunk.id);
+}
+
+/**
+ * A budget-cut list reordered: its hits taken from the deeper list (both are prefixes of one search), reordered, cut
+ * back to the budget, so a context of budget k holds the very chunks the ranking's first k entries do.
+ */
+function reorderedCut(hits: readonly SearchHit[], deeper: readonly SearchHit[] = [], order: (hits: readonly SearchHit[]) => SearchHit[]): SearchHit[] {
+  return order(deeper.length > hits.length ? deeper : hits).slice(0, hits.length);
 }
 
 /**
@@ -153,18 +159,11 @@ function ordered(c: Pick<Candidates, 'weights'>, p: Placement, collection: Colle
 /** Whether placement reorders any list (see `ordered`). */
 const reorders = (c: Pick<Candidates, 'weights'>, p: Placement): boolean => p.perFile !== undefined || supportAfter(c, p);
 
-/**
- * The lists the context is fused from, in placement's order (see `ordered`). A reordered list takes its hits from
- * the deeper list (both are prefixes of one search), so a context of budget k holds the very chunks the ranking's
- * first k entries do.
- */
+/** The lists the context is fused from, in placement's order (see `ordered`, `reorderedCut`). */
 function contextLists(c: Candidates, p: Placement): Partial<Record<Collection, SearchHit[]>> {
   if (!reorders(c, p)) return c.lists;
   return Object.fromEntries(
-    Object.entries(c.lists).map(([coll, hits]) => {
-      const deeper = c.deep[coll as Collection] ?? [];
-      return [coll, ordered(c, p, coll as Collection, deeper.length > hits.length ? deeper : hits).slice(0, hits.length)];
-    }),
+    Object.entries(c.lists).map(([coll, hits]) => [coll, reorderedCut(hits, c.deep[coll as Collection], (h) => ordered(c, p, coll as Collection, h))]),
   );
 }
 
