@@ -42,6 +42,10 @@ const scored = (collection: Collection, path: string, n: number, dense: number, 
 /** The pytest instance's config, with overrides. */
 const config = (...overrides: string[]) => loadConfig('pytest', { root, overrides }).config;
 
+/** A placement's ranked files (10 chunks deep), and the chunk ids of its context at budget 4. */
+const rank = (c: Candidates, p: Placement) => rankCandidates(c, 10, p).files;
+const context = (c: Candidates, p: Placement) => placeContext(c, 4, p).ordered.map((x) => x.chunk.id);
+
 describe('spreadFiles', () => {
   it("moves a file's hits past the first m after every other file's, each part in its order", () => {
     expect(ids(spreadFiles(DOCS, 1))).toEqual([
@@ -185,8 +189,6 @@ describe('retrieval.docsLedFirst', () => {
   const docsLed = asked({ docs: 1, code: 0.9, issues: 0 });
   const fused: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates', docsLedFirst: 'fused' };
   const docs: Placement = { ...fused, docsLedFirst: 'docs' };
-  const rank = (c: Candidates, p: Placement) => rankCandidates(c, 10, p).files;
-  const context = (c: Candidates, p: Placement) => placeContext(c, 4, p).ordered.map((x) => x.chunk.id);
 
   it("opens a docs-led route's ranking and context with the docs' best hit, and moves nothing else", () => {
     expect(rank(docsLed, fused)[0]).toBe('src/closespider.py');
@@ -230,8 +232,6 @@ describe('retrieval.supportCode', () => {
   const codeLed = asked({ docs: 0.2, code: 1, issues: 0 });
   const asFound: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates', supportCode: 'as-found' };
   const after: Placement = { ...asFound, supportCode: 'after-library' };
-  const rank = (c: Candidates, p: Placement) => rankCandidates(c, 10, p).files;
-  const context = (c: Candidates, p: Placement) => placeContext(c, 4, p).ordered.map((x) => x.chunk.id);
 
   it('tells support code by its folders and test files by their names', () => {
     const support = ['doc/en/example/x.py', 'docs/conf.py', 'examples/app.py', 'bench/manyparam.py', 'benchmarks/b.py', 'demo/x.ts', 'samples/s.go'];
