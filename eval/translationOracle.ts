@@ -5,29 +5,30 @@
  * (the paired question of the dataset, written by hand): `oracle-model`, the language model's rendering (the dense
  * side's second vector); `oracle-apertium`, Apertium's translation (BM25's text; the senses the docs prefer are still
  * chosen for the Spanish words); `oracle-both`. `english` asks the English twin itself. Prints file Recall@5 and Acc@1
- * per setting, pooled over the instances, and each question's row. A diagnostic: the oracles read the answer's twin,
- * so nothing here is a setting to choose.
+ * per setting, pooled over the instances, and each question's row; with `--answers`, each question is answered too
+ * (the instance's generator) and answered right and reference quoted are printed beside them (eval/suites/answer.ts).
+ * A diagnostic: the oracles read the answer's twin, so nothing here is a setting to choose.
  *
- *   node --import tsx eval/translationOracle.ts [instance…] [--split dev|test]
+ *   node --import tsx eval/translationOracle.ts [instance…] [--split dev|test] [--answers]
  */
 import { parseArgs } from 'node:util';
 import { loadDatasets, type EvalQuestion } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
-import { ExtractiveGenerator } from '../pipeline/answer/generators/extractive.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { modelTranslatorFor } from '../pipeline/text/modelTranslate.ts';
 import type { Language, Translator } from '../pipeline/text/translate.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
 import { recallAtK } from './metrics/recallAtK.ts';
+import { answerMetrics } from './suites/answer.ts';
 import { openTargets } from './target.ts';
 
 const SETTINGS = ['as configured', 'oracle-model', 'oracle-apertium', 'oracle-both', 'english'] as const;
 type Setting = (typeof SETTINGS)[number];
 
-const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { split: { type: 'string', default: 'dev' } } });
+const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { split: { type: 'string', default: 'dev' }, answers: { type: 'boolean', default: false } } });
 const instances = positionals.length ? positionals : ['pytest', 'black', 'flask', 'click', 'scrapy'];
 const root = findRoot();
-const scores = new Map<Setting, { r5: number; a1: number }[]>(SETTINGS.map((s) => [s, []]));
+const scores = new Map<Setting, { r5: number; a1: number; right?: number; quoted?: number }[]>(SETTINGS.map((s) => [s, []]));
 const rows: string[] = [];
 
 /** Each Spanish answerable docs question of the split, with its English twin's text. */
@@ -54,7 +55,6 @@ for (const instance of instances) {
       translate: (text: string, from: Language, to: Language) => (twins.has(text) ? Promise.resolve(twins.get(text)!) : apertium.translate(text, from, to)),
     });
     const oracleModel = { id: 'oracle', translate: async (text: string, from: Language, to: Language) => twins.get(text) ?? model.translate(text, from, to) };
-    const generator = new ExtractiveGenerator({}, t.embedder);
     for (const { q, twin } of asked) {
       const cells: string[] = [];
       for (const setting of SETTINGS) {
@@ -62,15 +62,21 @@ for (const instance of instances) {
           config: t.config,
           store: t.store,
           embedder: t.embedder,
-          generator,
+          generator: t.generator,
           checkout: t.paths.checkout,
           translator: setting === 'oracle-apertium' || setting === 'oracle-both' ? oracleApertium : apertium,
           modelTranslator: setting === 'oracle-model' || setting === 'oracle-both' ? oracleModel : model,
         };
-        const files = (await ask(deps, setting === 'english' ? twin : q.question, { retrieveOnly: true })).ranking.files;
-        const s = { r5: recallAtK(files, q.gold.files, 5), a1: accuracyAt1(files, q.gold.files) };
+        const result = await ask(deps, setting === 'english' ? twin : q.question, { retrieveOnly: !values.answers });
+        const files = result.ranking.files;
+        const answer = values.answers ? answerMetrics(q, result.answer) : undefined;
+        const s = {
+          r5: recallAtK(files, q.gold.files, 5),
+          a1: accuracyAt1(files, q.gold.files),
+          ...(answer ? { right: answer['answer.right'] ?? 0, quoted: answer['answer.referenceQuoted'] ?? 0 } : {}),
+        };
         scores.get(setting)!.push(s);
-        cells.push(`${s.r5.toFixed(2)} / ${s.a1}`);
+        cells.push(`${s.r5.toFixed(2)} / ${s.a1}${answer ? ` / ${s.right} / ${s.quoted}` : ''}`);
       }
       rows.push(`${q.id.padEnd(30)}${cells.map((c) => c.padStart(16)).join('')}  ${q.question.slice(0, 60)}`);
       process.stderr.write('.');
@@ -82,13 +88,15 @@ for (const instance of instances) {
 }
 
 const pct = (xs: number[]) => ((100 * xs.reduce((a, b) => a + b, 0)) / Math.max(1, xs.length)).toFixed(1);
-console.log(`Spanish docs questions, ${instances.join(' + ')}, split ${values.split}: Recall@5 / Acc@1 per question`);
+const per = values.answers ? 'Recall@5 / Acc@1 / answered right / reference quoted' : 'Recall@5 / Acc@1';
+console.log(`Spanish docs questions, ${instances.join(' + ')}, split ${values.split}: ${per} per question`);
 console.log(`${'question'.padEnd(30)}${SETTINGS.map((s) => s.padStart(16)).join('')}`);
 console.log(rows.join('\n'));
 console.log('');
 for (const s of SETTINGS) {
   const xs = scores.get(s)!;
-  console.log(`${s.padEnd(16)} Recall@5 ${pct(xs.map((x) => x.r5))}  Acc@1 ${pct(xs.map((x) => x.a1))}  (n ${xs.length})`);
+  const answers = values.answers ? `  answered right ${pct(xs.map((x) => x.right ?? 0))}  reference quoted ${pct(xs.map((x) => x.quoted ?? 0))}` : '';
+  console.log(`${s.padEnd(16)} Recall@5 ${pct(xs.map((x) => x.r5))}  Acc@1 ${pct(xs.map((x) => x.a1))}${answers}  (n ${xs.length})`);
 }
 // The model translator of the process (node-llama-cpp) would keep the event loop alive.
 process.exit(0);
