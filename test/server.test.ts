@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeProject, type TestProject } from './support/cli.ts';
 import { root } from './support/paths.ts';
-import { ASK, gql, gqlFrom, makeServedProject, serve, type Served } from './support/server.ts';
+import { ASK, gql, gqlFrom, gqlSent, makeServedProject, serve, type Served } from './support/server.ts';
 
 /** `cita serve` end to end over real HTTP: real model, embedded SQLite store, extractive answers. */
 
@@ -417,7 +417,12 @@ describe('cita serve: GraphQL API', () => {
   }, 120_000);
 
   it('shuts down gracefully: requests in flight are answered, then the process exits cleanly', async () => {
-    const pending = Array.from({ length: 6 }, (_, i) => gql(s.url, ASK, { instance: 'demo', question: `How do I install widgets? (${i})` }));
+    // Each on a connection of its own, and the stop only once all six are sent: through fetch's pool a
+    // request could still be connecting when the signal came (CI, 2026-12-05: ECONNRESET), and a
+    // connection that reaches a server after it stopped listening is a new one, rightly refused.
+    const requests = Array.from({ length: 6 }, (_, i) => gqlSent(s.url, ASK, { instance: 'demo', question: `How do I install widgets? (${i})` }));
+    const pending = requests.map((r) => r.response);
+    await Promise.all(requests.map((r) => r.sent));
     await Promise.race(pending);
     const code = s.stop();
     const results = await Promise.all(pending);

@@ -85,8 +85,22 @@ export async function gql(url: string, query: string, variables: Record<string, 
  * is this machine (Linux routes all of 127.0.0.0/8 to loopback), so two addresses are two clients.
  */
 export function gqlFrom(localAddress: string, url: string, query: string, variables: Record<string, unknown> = {}): Promise<GqlResponse> {
+  return post(url, query, variables, localAddress).response;
+}
+
+/**
+ * `gql` on a connection of its own, with the moment the request is sent: `sent` resolves once the
+ * whole request is written to the socket (so it is connected), and `response` is the answer. A test
+ * that stops the server "with requests in flight" must know they left, and fetch does not say.
+ */
+export function gqlSent(url: string, query: string, variables: Record<string, unknown> = {}): { sent: Promise<void>; response: Promise<GqlResponse> } {
+  return post(url, query, variables);
+}
+
+function post(url: string, query: string, variables: Record<string, unknown>, localAddress?: string): { sent: Promise<void>; response: Promise<GqlResponse> } {
   const body = JSON.stringify({ query, variables });
-  return new Promise((resolve, reject) => {
+  let sent!: Promise<void>;
+  const response = new Promise<GqlResponse>((resolve, reject) => {
     const req = http.request(`${url}/graphql`, { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -101,9 +115,14 @@ export function gqlFrom(localAddress: string, url: string, query: string, variab
         }
       });
     });
+    sent = new Promise<void>((resolveSent, rejectSent) => {
+      req.on('finish', () => resolveSent());
+      req.on('error', rejectSent);
+    });
     req.on('error', reject);
     req.end(body);
   });
+  return { sent, response };
 }
 
 export const ASK = `query Ask($instance: String!, $question: String!, $options: AskOptionsInput) {
