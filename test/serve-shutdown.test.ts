@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cita, type TestProject } from './support/cli.ts';
 import { makeDemoProject } from './support/demoRepo.ts';
+import { gqlSent } from './support/server.ts';
 
 /**
  * `cita serve` as a user runs it: a child process without the test runner's NODE_ENV=test (which
@@ -46,18 +47,15 @@ describe('cita serve shutdown', () => {
 
   it(`answers the ${ASKS} asks in flight on SIGTERM and exits 0, with NODE_ENV unset`, async () => {
     const { child, io, exited, url } = await serve();
-    const asks = Array.from({ length: ASKS }, (_, i) =>
-      fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: QUERY, variables: { i: 'demo', q: `How do I install widgets? (${i})` } }),
-      }).then(
-        async (r) => ((await r.json()) as { data?: { ask?: { answer?: { text: string } } } }).data?.ask?.answer?.text ?? 'no answer',
+    const requests = Array.from({ length: ASKS }, (_, i) => gqlSent(url, QUERY, { i: 'demo', q: `How do I install widgets? (${i})` }));
+    const asks = requests.map((r) =>
+      r.response.then(
+        (res) => (res.body as { data?: { ask?: { answer?: { text: string } } } }).data?.ask?.answer?.text ?? 'no answer',
         (err: Error) => `failed: ${err.message}`,
       ),
     );
-    // Let the requests reach the server, then stop it while they are being answered.
-    await new Promise((r) => setTimeout(r, 500));
+    // Stop the server once every request has reached it (each on its own connection), while they are being answered.
+    await Promise.all(requests.map((r) => r.sent));
     child.kill('SIGTERM');
     const answers = await Promise.all(asks);
     expect(answers.filter((a) => !a.startsWith('According to'))).toEqual([]);
