@@ -119,6 +119,8 @@ function post(url: string, query: string, variables: Record<string, unknown>, lo
       req.on('finish', () => resolveSent());
       req.on('error', rejectSent);
     });
+    // A caller that only wants the response (gqlFrom) hears of a failure there, not as an unhandled rejection.
+    sent.catch(() => undefined);
     req.on('error', reject);
     req.end(body);
   });
