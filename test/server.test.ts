@@ -417,9 +417,11 @@ describe('cita serve: GraphQL API', () => {
   }, 120_000);
 
   it('shuts down gracefully: requests in flight are answered, then the process exits cleanly', async () => {
-    // Each on a connection of its own, and the stop only once all six are sent: through fetch's pool a
-    // request could still be connecting when the signal came (CI, 2026-12-05: ECONNRESET), and a
-    // connection that reaches a server after it stopped listening is a new one, rightly refused.
+    // Each on a connection of its own, and the stop only once all six are sent (CI, 2026-12-05: ECONNRESET).
+    // Through fetch's pool a request could go out on a kept-alive connection as the server's keep-alive
+    // timeout closed it (undici drops an idle one after 3 s, the server after 5 s; a loaded machine delays
+    // timers), or still be connecting when the signal came: a connection that reaches a server after it
+    // stopped listening is a new one, rightly refused.
     const requests = Array.from({ length: 6 }, (_, i) => gqlSent(s.url, ASK, { instance: 'demo', question: `How do I install widgets? (${i})` }));
     const pending = requests.map((r) => r.response);
     await Promise.all(requests.map((r) => r.sent));
