@@ -110,6 +110,9 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
 
 const errorBody = (code: string, message: string) => ({ errors: [{ message, extensions: { code } }] });
 
+/** The listen backlog the server asks for (Node's default): the most connections the kernel queues for it. */
+const LISTEN_BACKLOG = 511;
+
 export async function startServer(o: ServeOptions = {}): Promise<RunningServer> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const sessions = new Sessions(o.root, log);
@@ -262,7 +265,7 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port ?? 4000, o.host ?? '127.0.0.1', () => resolve());
+    server.listen(o.port ?? 4000, o.host ?? '127.0.0.1', LISTEN_BACKLOG, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -286,11 +289,14 @@ export async function startServer(o: ServeOptions = {}): Promise<RunningServer> 
       // connections queued while the loop was busy were accepted over 10 iterations), so a single turn left
       // most of a burst in the backlog, reset with the listener: 16 of 20 asks sent before the signal.
       const turn = () => new Promise((r) => setImmediate(r)).then(() => new Promise((r) => setImmediate(r)));
+      // At most as many turns as the backlog holds (Node's default, 511): what was queued at the signal is then
+      // read, and a steady stream of new connections cannot hold the listener open for the whole drain.
       let before: number;
+      let turns = 0;
       do {
         before = accepted;
         await turn();
-      } while (accepted > before && Date.now() < deadline);
+      } while (accepted > before && ++turns < LISTEN_BACKLOG && Date.now() < deadline);
       // Stop accepting, and nothing more: http.Server#close also destroys the idle kept-alive
       // connections at once (Node >= 19), and "idle" includes one whose client has already sent a
       // request the server has not read yet (the event loop was busy): that client saw ECONNRESET.
