@@ -10,8 +10,6 @@
  *
  *   node --import tsx eval/glossQuality.ts [--instance pytest] [--paragraphs 40] [--every 6] [--xquad <dir>]
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { splitSentences } from '../pipeline/chunking/sentences.ts';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
@@ -19,23 +17,17 @@ import { ModelTranslator, modelTranslatorOptions } from '../pipeline/text/modelT
 import { translatorFor, type Language } from '../pipeline/text/translate.ts';
 import { chrf, corpusChrf } from './metrics/chrF.ts';
 import { comparePaired } from './stats/index.ts';
+import { readXquad } from './xquadAnswers.ts';
 
 const { values } = parseArgs({
   options: { instance: { type: 'string', default: 'pytest' }, paragraphs: { type: 'string', default: '40' }, every: { type: 'string', default: '6' }, xquad: { type: 'string' } },
 });
 const root = findRoot();
 const { config } = loadConfig(values.instance!, { root });
-const dir = values.xquad ?? path.join(root, '..', 'shared', 'datasets', 'xquad');
-type Squad = { data: { paragraphs: { context: string }[] }[] };
-const read = (lang: string): Squad => {
-  const file = path.join(dir, `xquad.${lang}.json`);
-  if (!fs.existsSync(file)) throw new Error(`no ${file}: pass --xquad <dir> holding xquad.en.json and xquad.es.json`);
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as Squad;
-};
-const [en, es] = [read('en'), read('es')];
-const all = en.data.flatMap((a, i) => a.paragraphs.map((p, j) => ({ en: p.context, es: es.data[i]!.paragraphs[j]!.context })));
 // Every k-th paragraph, so that several articles are read.
-const paragraphs = all.filter((_, i) => i % Number(values.every) === 0).slice(0, Number(values.paragraphs));
+const paragraphs = readXquad(values.xquad, root)
+  .paragraphs.filter((_, i) => i % Number(values.every) === 0)
+  .slice(0, Number(values.paragraphs));
 
 const apertium = translatorFor(config.languages.translator);
 if (!apertium) throw new Error(`${values.instance}: languages.translator is none`);
@@ -50,7 +42,7 @@ const out = translators.map(() => ({ texts: [] as string[], ms: 0, empty: 0 }));
 let sentences = 0;
 try {
   for (const [i, p] of paragraphs.entries()) {
-    const parts = splitSentences(p.en);
+    const parts = splitSentences(p.text);
     sentences += parts.length;
     for (const [k, t] of translators.entries()) {
       const done: string[] = [];
@@ -70,7 +62,7 @@ try {
 }
 process.stderr.write('\n');
 
-const refs = paragraphs.map((p) => p.es);
+const refs = paragraphs.map((p) => p.textEs);
 const scores = out.map((o) => o.texts.map((t, i) => chrf(t, refs[i]!)));
 console.log(`XQuAD, ${paragraphs.length} paragraphs (every ${values.every}th), ${sentences} English sentences glossed one at a time into Spanish; chrF against the human translation`);
 for (const [k, t] of translators.entries()) {

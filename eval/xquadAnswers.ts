@@ -47,7 +47,8 @@ export interface XquadQuestion {
 }
 
 export interface XquadSet {
-  paragraphs: { article: number; title: string; index: number; text: string }[];
+  /** `text`: the English paragraph; `textEs`: its professional Spanish translation (XQuAD's). */
+  paragraphs: { article: number; title: string; index: number; text: string; textEs: string }[];
   questions: XquadQuestion[];
 }
 
@@ -64,9 +65,10 @@ export function pairXquad(en: Squad, es: Squad): XquadSet {
   if (en.data.length !== es.data.length) throw new Error(`XQuAD: ${en.data.length} English articles, ${es.data.length} Spanish`);
   en.data.forEach((article, a) => {
     article.paragraphs.forEach((p, i) => {
-      const esQas = es.data[a]!.paragraphs[i]?.qas ?? [];
+      const twinParagraph = es.data[a]!.paragraphs[i];
+      const esQas = twinParagraph?.qas ?? [];
       const paragraph = set.paragraphs.length;
-      set.paragraphs.push({ article: a, title: article.title, index: i, text: p.context });
+      set.paragraphs.push({ article: a, title: article.title, index: i, text: p.context, textEs: twinParagraph?.context ?? '' });
       p.qas.forEach((q, k) => {
         const twin = esQas[k];
         if (twin?.id !== q.id) throw new Error(`XQuAD: question ${q.id} (${article.title}, paragraph ${i}) has no Spanish twin in the same place`);

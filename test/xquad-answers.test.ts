@@ -23,10 +23,11 @@ const squad = (questions: string[], ids = ['q1', 'q2']) => ({
 describe('eval/xquadAnswers.ts', () => {
   const en = squad(['When did Watt improve it?', 'Who improved it?']);
   const es = squad(['¿Cuándo lo mejoró Watt?', '¿Quién lo mejoró?']);
+  es.data[0]!.paragraphs[0]!.context = 'Una máquina de vapor trabaja con vapor. Watt la mejoró en 1776.';
 
   it('pairs the English and Spanish questions by place and id, answers deduplicated', () => {
     const set = pairXquad(en, es);
-    expect(set.paragraphs).toEqual([{ article: 0, title: 'Steam_engine', index: 0, text: en.data[0]!.paragraphs[0]!.context }]);
+    expect(set.paragraphs).toEqual([{ article: 0, title: 'Steam_engine', index: 0, text: en.data[0]!.paragraphs[0]!.context, textEs: 'Una máquina de vapor trabaja con vapor. Watt la mejoró en 1776.' }]);
     expect(set.questions[0]).toEqual({ id: 'q1', article: 0, paragraph: 0, question: { en: 'When did Watt improve it?', es: '¿Cuándo lo mejoró Watt?' }, answers: ['1776'] });
     expect(set.questions[1]!.question.es).toBe('¿Quién lo mejoró?');
   });

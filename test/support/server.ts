@@ -85,7 +85,7 @@ export async function gql(url: string, query: string, variables: Record<string, 
  * is this machine (Linux routes all of 127.0.0.0/8 to loopback), so two addresses are two clients.
  */
 export function gqlFrom(localAddress: string, url: string, query: string, variables: Record<string, unknown> = {}): Promise<GqlResponse> {
-  return post(url, query, variables, localAddress).response;
+  return gqlSent(url, query, variables, localAddress).response;
 }
 
 /**
@@ -93,11 +93,7 @@ export function gqlFrom(localAddress: string, url: string, query: string, variab
  * whole request is written to the socket (so it is connected), and `response` is the answer. A test
  * that stops the server "with requests in flight" must know they left, and fetch does not say.
  */
-export function gqlSent(url: string, query: string, variables: Record<string, unknown> = {}): { sent: Promise<void>; response: Promise<GqlResponse> } {
-  return post(url, query, variables);
-}
-
-function post(url: string, query: string, variables: Record<string, unknown>, localAddress?: string): { sent: Promise<void>; response: Promise<GqlResponse> } {
+export function gqlSent(url: string, query: string, variables: Record<string, unknown> = {}, localAddress?: string): { sent: Promise<void>; response: Promise<GqlResponse> } {
   const body = JSON.stringify({ query, variables });
   let sent!: Promise<void>;
   const response = new Promise<GqlResponse>((resolve, reject) => {
