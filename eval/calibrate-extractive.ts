@@ -6,7 +6,8 @@
  * answered, answered right (a cited block is a gold file), reference quoted (the answer holds the
  * line of a gold page that says the answer: eval/metrics/referenceQuoted.ts) and the share of the files
  * an answer cites that are gold (`answer.citedGold`, its precision) on answerable questions, abstention
- * on unanswerable ones. Several instances are pooled (their questions side by side).
+ * on unanswerable ones, and how many answers to how-to questions show a code line (and how many of those lines come
+ * from a gold page). Several instances are pooled (their questions side by side).
  *
  *   node --import tsx eval/calibrate-extractive.ts <instance>… [--split dev] [--dataset name]… [--set k=v]…
  *     [--sweep minRelevance=0.84,0.86] [--sweep maxSentences=3,4]…   (every combination of the sweeps)
@@ -127,11 +128,11 @@ async function main(): Promise<void> {
         ` (median cosine below the closest: ${median(gaps).toFixed(3)})`,
     );
   }
-  console.log('| setting | lang | answered (answerable) | answered right | first cited file right | reference quoted | cited files gold | abstained (unanswerable) |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  console.log('| setting | lang | answered (answerable) | answered right | first cited file right | reference quoted | cited files gold | how-to: code line shown (from a gold page) | abstained (unanswerable) |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const setting of settings) {
     for (const lang of ['en', 'es'] as const) {
-      const n = { answerable: 0, answered: 0, right: 0, first: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0, citing: 0, gold: 0 };
+      const n = { answerable: 0, answered: 0, right: 0, first: 0, referenced: 0, quoted: 0, unanswerable: 0, abstained: 0, citing: 0, gold: 0, howTo: 0, code: 0, goldCode: 0 };
       for (const { q, options, context, meaning } of rows.filter((r) => r.q.lang === lang)) {
         const a = extractiveAnswer(q.question, context, { ...options, ...setting } as ExtractiveOptions, meaning);
         // In order of first citation.
@@ -152,6 +153,15 @@ async function main(): Promise<void> {
           n.citing++;
           n.gold += precision;
         }
+        // A how-to answer's code line (`- \`line\` [n]`, extractiveAnswer's howToCommand), and whether its page is gold.
+        if (q.kind === 'how-to' && !a.noAnswer) {
+          n.howTo++;
+          const code = /^- `[^`]+` \[(\d+)\]$/m.exec(a.text);
+          if (code) {
+            n.code++;
+            if (q.gold.files.includes(context.blocks[Number(code[1]) - 1]?.citation.path ?? '')) n.goldCode++;
+          }
+        }
         if (q.reference) {
           n.referenced++;
           if (!a.noAnswer) n.quoted += referenceQuoted(a.text, q.reference);
@@ -160,7 +170,7 @@ async function main(): Promise<void> {
       const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}% (${x}/${of})` : '–');
       const label = Object.entries(setting).map(([k, v]) => `${k}=${v}`).join(' ');
       const share = n.citing ? `${((100 * n.gold) / n.citing).toFixed(1)}% (${n.citing})` : '–';
-      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.first, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${share} | ${pct(n.abstained, n.unanswerable)} |`);
+      console.log(`| ${label} | ${lang} | ${pct(n.answered, n.answerable)} | ${pct(n.right, n.answerable)} | ${pct(n.first, n.answerable)} | ${pct(n.quoted, n.referenced)} | ${share} | ${pct(n.code, n.howTo)} (${n.goldCode}) | ${pct(n.abstained, n.unanswerable)} |`);
     }
   }
 }

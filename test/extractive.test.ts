@@ -374,6 +374,24 @@ describe('the command a how-to answer shows (command)', () => {
   it('named, the earlier rule, finds no code block after an unknown directive', () => {
     expect(extractiveAnswer(q, ctx, { command: 'named' }, meaning).text).not.toContain('@click');
   });
+
+  it('never shows a comment as the command (pytest\'s examples open with `# content of <file>`)', () => {
+    const example = pageChunk('doc/en/example/simple.rst', ['Basic patterns', 'Counting calls'], 10, [
+      'Here is a test module that uses the fixture to count the calls of the service::',
+      '',
+      '    # content of test_count.py',
+      '    def test_count(counter):',
+      '        assert counter.calls == 1',
+      '',
+      'The fixture is set up again for every test that asks for it.',
+    ]);
+    const asked = 'How do I count the calls of the service in a test?';
+    const c = context(asked, 'en', example);
+    const answer = extractiveAnswer(asked, c, {}, (x) => (x.quote.startsWith('Here is') ? 0.95 : 0.9));
+    expect(answer.text).toContain('- `def test_count(counter):` [1]');
+    expect(answer.text).not.toContain('# content of');
+    expectSpansHeld(answer.text, c);
+  });
 });
 
 describe('names the sources must mention', () => {

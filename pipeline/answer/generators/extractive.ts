@@ -623,7 +623,8 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
     const lines = unit.text
       .split('\n')
       .map((l) => l.trim())
-      .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:)/.test(l));
+      // Markup, and comments: a line that only says what follows (`# content of test_compute.py`) is no command.
+      .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:|(?:#|\/\/)(?:\s|$))/.test(l));
     const line = terms ? askedLine(lines, named, terms, corpus) : (lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0]);
     if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
     return undefined;
