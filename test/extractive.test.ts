@@ -157,7 +157,7 @@ describe('ExtractiveGenerator', () => {
   it.each([
     ['en', 'How do I bake sourdough bread?', 'I could not find the answer in the indexed sources.'],
     ['es', '¿Cómo horneo pan de masa madre?', 'No encuentro la respuesta en las fuentes indexadas.'],
-    ['en', 'What is it?', 'I could not find the answer in the indexed sources.'],
+    ['en', 'What is it?', 'I could not find the answer in the indexed sources: the question has no word to look for.'],
   ] as const)('says plainly when the context holds no answer (%s: %s)', async (language, q, text) => {
     const answer = await new ExtractiveGenerator().generate(q, context(q, language, skipFunctions, intro, evaluate));
     expect(answer).toMatchObject({ text, language, noAnswer: true });
@@ -295,6 +295,36 @@ describe('what is quotable', () => {
     // The output lines would win by meaning: only not being quotable keeps them out.
     const answer = extractiveAnswer(q, ctx, {}, (c) => (c.quote.includes('failure_demo') || c.quote.includes('____') ? 0.95 : 0.9));
     expect(answer.text).toBe('According to the documentation:\n\n- Use the showlocals option to show the local variables of each frame in a failure traceback. [1]');
+  });
+
+  it('never quotes a line of output that opens with a place in a file, quoted in an issue as prose', () => {
+    // pytest #5413 quotes what its code printed, `> <console>:3: LookupError: A`, as a Markdown block quote.
+    const printed: Issue = { ...issue, number: 5413, body: 'The context variable prints differently:\n\n> <console>:3: LookupError: A\n\nThe message of the exception is cut after its first line.' };
+    const citation: Citation = { path: '#5413', startLine: 1, endLine: 5, issue: 5413, url: printed.url };
+    const text = issueChunkText(issueHeader(printed), printed.body);
+    const chunk: Chunk = { id: chunkId('issues', citation, text), collection: 'issues', text, title: '#5413', citation, tokens: 0 };
+    const q = 'Why is the LookupError message cut?';
+    const ctx = context(q, 'en', chunk);
+    const quotes = quoteCandidates(ctx, false).map((c) => c.quote);
+    expect(quotes).toContain('The message of the exception is cut after its first line.');
+    expect(quotes.some((c) => c.includes('<console>'))).toBe(false);
+  });
+});
+
+describe('a question with nothing to look for', () => {
+  it.each([
+    ['como', 'es', 'As'],
+    ['¿?', 'es', '?'],
+    ['how', 'en', undefined],
+  ] as const)('%j is not answered, whatever comes closest by meaning', (q, lang, translation) => {
+    const ctx = { ...context(q, lang, skipFunctions, intro), ...(translation ? { translation } : {}) };
+    const answer = extractiveAnswer(q, ctx, {}, () => 0.99);
+    expect(answer.noAnswer).toBe(true);
+    expect(answer.text).toMatch(lang === 'es' ? /no tiene ninguna palabra que buscar/ : /has no word to look for/);
+  });
+
+  it('a question of one word that is a term is answered', () => {
+    expect(extractiveAnswer('skip', context('skip', 'en', skipFunctions, intro), {}, () => 0.99).noAnswer).toBeUndefined();
   });
 });
 

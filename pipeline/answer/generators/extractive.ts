@@ -144,6 +144,11 @@ const NO_ANSWER: Record<Language, string> = {
   en: 'I could not find the answer in the indexed sources.',
   es: 'No encuentro la respuesta en las fuentes indexadas.',
 };
+/** A question of function words alone (`como`, `how`, `¿?`): whatever comes closest to it answers nothing asked. */
+const NOTHING_ASKED: Record<Language, string> = {
+  en: 'I could not find the answer in the indexed sources: the question has no word to look for.',
+  es: 'No encuentro la respuesta en las fuentes indexadas: la pregunta no tiene ninguna palabra que buscar.',
+};
 const NOT_QUOTED: Record<Language, (names: string) => string> = {
   en: (names) => `I could not find the answer in the indexed sources: none of the passages that come closest mentions ${names}.`,
   es: (names) => `No encuentro la respuesta en las fuentes indexadas: ninguno de los pasajes más cercanos menciona ${names}.`,
@@ -215,6 +220,8 @@ function wordCount(text: string): number {
 
 /** A plain word, possibly with sentence punctuation, an apostrophe or an rst/Markdown literal around it. */
 const PLAIN_TOKEN = /^[(\[«“"'`*]*\p{L}[\p{L}\p{M}'’-]*[)\]»”"'`*.,;:!?]*$/u;
+/** A compiler's or a traceback's place, `file:line:`, opening a line of output. */
+const OUTPUT_PLACE = /^\S+:\d+:(?:\s|$)/;
 /** Rules and separators of console output (`____ test_x ____`, `=====`). */
 const RULE = /_{4,}|={4,}|-{4,}|\+{4,}/;
 
@@ -241,7 +248,8 @@ function prosePiece(marker: number, offset: number, raw: string, maxChars: numbe
   // A literal `[2]` would read as a marker; headings and rst comments and targets (`.. _skip:`) are not sentences,
   // nor is a label over an rst literal block (`Example usage::`); a sentence that introduces one is, and often the one
   // that answers (`…you can limit that by setting the ``MAX_CONTENT_LENGTH`` config key::`).
-  if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || (quote.endsWith('::') && wordCount(quote) < LITERAL_INTRO_WORDS)) return undefined;
+  // Nor is a line that opens with a place in a file (`<console>:3: LookupError: A`, `test_x.py:12: AssertionError`): output.
+  if (MARKER_LIKE.test(quote) || quote.startsWith('#') || quote.startsWith('..') || OUTPUT_PLACE.test(quote) || (quote.endsWith('::') && wordCount(quote) < LITERAL_INTRO_WORDS)) return undefined;
   return { marker, offset, quote, display: quote, terms: contentTerms(quote, corpus) };
 }
 
@@ -687,6 +695,7 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
     return { ...base, verbatim: false, text: parts.join('\n'), ...(quotes.length ? { quotes } : {}) };
   }
 
+  if (terms.size === 0 && contentTerms(question, language).size === 0) return { ...base, text: NOTHING_ASKED[language], noAnswer: true };
   // Only for questions the docs answer: code questions name classes and modules the passages found
   // need not spell out (measured: on code-qa it cost right answers).
   const docsLed = context.blocks.slice(0, 3).filter((b) => b.chunk.collection === 'docs').length >= 2;
