@@ -46,6 +46,12 @@ describe('cita search with senses chosen by the docs', () => {
     expect(json.translation.alternatives).toEqual(['marker']);
   });
 
+  it('takes a lexicon sense as a candidate from `senseMin` up', () => {
+    writeLexicon(p, { marcador: [['marker', 0.2], ['bookmark', 0.1]] });
+    expect(search().stdout).not.toContain('senses the docs prefer');
+    expect(search('--set', 'retrieval.crossLingual.senseMin=0.15').stdout).toContain('senses the docs prefer, searched beside it: marker');
+  });
+
   it('with `senses: replace`, puts that sense in the translation in place of the translator’s', () => {
     writeLexicon(p, { marcador: [['marker', 0.6], ['bookmark', 0.35]] });
     const r = search('--set', 'retrieval.crossLingual.senses=replace');

@@ -285,6 +285,8 @@ export const configSchema = z
             // its text in `replace` of the translator's sense each one beat (BM25 then no longer searches the wrong sense;
             // a sense whose rival the translation does not hold stays beside it).
             senses: z.enum(['beside', 'replace']).default('beside'),
+            // The least probability of a lexicon sense to be a word's candidate there (and in `phrases: compounds`).
+            senseMin: z.number().min(0).max(1).default(0.3),
             // A second translation by a language model (`languages.modelTranslator`): `dense` adds its vector to the
             // dense side's mean, `both` also searches its words with BM25; `none`: not run. `dense` since 2026-12-03:
             // docs questions of five repositories, Spanish file Recall@5 dev 80.8 → 84.7, held out 82.8 → 85.6,

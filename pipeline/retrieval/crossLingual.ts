@@ -118,7 +118,7 @@ async function apertiumTranslation(
       const why = !store ? 'no index to read the senses from' : paired ? `no lexicon at ${file} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
       return { ...base, text, ...(alternatives ? { alternatives } : {}), warning: `${why}: the translation is searched alone` };
     }
-    const deps = { lexicon, translator: t, store, minProbability: SENSE_MIN_PROBABILITY };
+    const deps = { lexicon, translator: t, store, minProbability: config.retrieval.crossLingual.senseMin };
     const choices = disambiguate ? await disambiguatedSenses(question, text, language, to, deps) : undefined;
     const inPlace = choices && config.retrieval.crossLingual.senses === 'replace' ? sensesInPlace(text, choices) : undefined;
     const senses = inPlace ? inPlace.beside : choices ? choices.map((c) => c.sense) : alternatives;
@@ -150,9 +150,6 @@ export function prepareTranslation(config: Pick<CitaConfig, 'languages' | 'retri
 export function withoutModelTranslation<C extends Pick<CitaConfig, 'retrieval'>>(config: C): C {
   return { ...config, retrieval: { ...config.retrieval, crossLingual: { ...config.retrieval.crossLingual, model: 'none' } } };
 }
-
-/** A lexicon sense below this probability is not a candidate (the research tool's default, eval/lexiconRetrieval.ts). */
-const SENSE_MIN_PROBABILITY = 0.3;
 
 /**
  * What a translation adds to the line that reports it (`ask`'s route, `cita search`): the accents put
