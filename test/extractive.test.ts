@@ -245,6 +245,27 @@ describe('answer shapes', () => {
     expectSpansHeld(answer.text, ctx);
   });
 
+  it.each([
+    ['#7432', 'en', 'According to issue #7432:'],
+    ['What does issue #7432 say?', 'en', 'According to issue #7432:'],
+    ['¿De qué trata la incidencia 7432?', 'es', 'Según el issue #7432:'],
+  ] as const)('answers a question that asks for the issue and nothing else (%j) with the issue in its own words', (q, lang, lead) => {
+    const ctx = lookedUpContext(q, lang, issueChunk(), evaluate);
+    expect(answerShape(q, ctx)).toBe('issue');
+    const answer = extractiveAnswer(q, ctx);
+    expect(answer.text.startsWith(`${lead}\n\n- “`)).toBe(true);
+    expectSpansHeld(answer.text, ctx);
+    // Alone, with no code found: the issue's words and no empty list of places.
+    const alone = extractiveAnswer(q, lookedUpContext(q, lang, issueChunk()));
+    expect(alone.text.startsWith(`${lead}\n\n- “`)).toBe(true);
+    expect(alone.text).not.toMatch(/Where to look|Dónde mirar/);
+  });
+
+  it('a question about something in an issue is answered by quotes, as any other', () => {
+    const q = 'What does issue #7432 say about the reported location?';
+    expect(answerShape(q, lookedUpContext(q, 'en', issueChunk(), evaluate))).toBe('quote');
+  });
+
   it('quotes the issue\'s title when its body is only a template, a log and code', () => {
     const bare: Issue = { ...issue, body: '<!--\nThanks for submitting an issue!\n-->\n- [x] a minimal example\n```\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nTypeError: boom\n```' };
     const citation: Citation = { path: '#7432', startLine: 1, endLine: 8, issue: 7432, url: issue.url };

@@ -529,9 +529,22 @@ const HOW_TO = /(?<![\p{L}\p{N}_])(?:how\s+(?:do|can|should|to)|c[oó]mo|hay\s+(
 
 export type AnswerShape = 'quote' | 'where' | 'issue';
 
+/** An issue reference as a question writes it (`#7432`, `issue 7432`, `la incidencia #7432`). */
+const ISSUE_MENTION = /(?:\b(?:issues?|incidencias?|bugs?|PRs?|pull\s+requests?|tickets?)\s*)?#?\b[1-9]\d*\b/giu;
+/** What a question that asks for an issue and nothing else says besides its reference (`What does issue #7432 say?`). */
+const ABOUT_ISSUE = 'say says tell mean means describe describes explain explains summarise summarize summary dice dicen trata tratan cuenta explica significa resume resumen';
+
+/** Whether a question asks for an issue and nothing else: `#7432`, `¿Qué dice la incidencia 7432?`. Pure. */
+function asksForIssue(question: string, language: Language): boolean {
+  const rest = question.replace(ISSUE_MENTION, ' ');
+  if (rest === question) return false;
+  const about = contentTerms(ABOUT_ISSUE, language);
+  return [...contentTerms(rest, language)].every((t) => about.has(t));
+}
+
 /**
  * How to answer: `issue` when the context opens with a looked-up issue and the question asks where
- * (its fix is in the code); `where` for a where-question or a pasted issue whose context is mostly
+ * (its fix is in the code) or asks for the issue and nothing else (`#7432`); `where` for a where-question or a pasted issue whose context is mostly
  * code; otherwise `quote`.
  */
 export function answerShape(question: string, context: Context): AnswerShape {
@@ -540,7 +553,7 @@ export function answerShape(question: string, context: Context): AnswerShape {
   const hasCode = context.blocks.some((b) => b.chunk.collection === 'code');
   const asksWhere = WHERE.test(question) || WHERE.test(context.translation ?? '');
   const first = context.blocks[0];
-  if (first?.scores.via === 'lookup' && first.chunk.collection === 'issues' && asksWhere && hasCode) return 'issue';
+  if (first?.scores.via === 'lookup' && first.chunk.collection === 'issues' && ((asksWhere && hasCode) || asksForIssue(question, context.language))) return 'issue';
   if (hasCode && codeLed && (asksWhere || pastedReason(question) !== undefined)) return 'where';
   return 'quote';
 }
@@ -691,7 +704,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
       // The code is found by the issue's words (the second hop), so its lines are chosen by them too.
       whereTerms = new Set([...terms, ...contentTerms(issue.text, corpus)]);
     }
-    parts.push(WHERE_LEAD[language], '', ...whereLines(context, whereTerms, opts.whereFiles));
+    const where = whereLines(context, whereTerms, opts.whereFiles);
+    if (where.length) parts.push(WHERE_LEAD[language], '', ...where);
     return { ...base, verbatim: false, text: parts.join('\n'), ...(quotes.length ? { quotes } : {}) };
   }
 
