@@ -82,6 +82,11 @@ function findIssueRefs(question: string): Finding[] {
   return [...question.matchAll(ISSUE_REF)].map((m) => ({ text: m[0], issues: [Number(m[1])] }));
 }
 
+/** The text with its issue references (`#42`, `la incidencia 42`: ISSUE_REF) blanked out. Pure. */
+export function withoutIssueRefs(text: string): string {
+  return text.replace(ISSUE_REF, ' ');
+}
+
 // --- identifiers ------------------------------------------------------------------------------
 
 /** File extensions that make `name.ext` a file, not a dotted path (`conftest.py`, not `conftest` → `py`). */

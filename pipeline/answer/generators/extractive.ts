@@ -1,6 +1,6 @@
 import { issueUnits, isTraceback } from '../../chunking/issueChunker.ts';
 import { DIRECTIVE, indentOf, splitProse, splitUnits, type TextUnit } from '../../chunking/sentences.ts';
-import { pastedReason, route } from '../../retrieval/router.ts';
+import { pastedReason, route, withoutIssueRefs } from '../../retrieval/router.ts';
 import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
 import { cosine, meanVector } from '../../vectors.ts';
@@ -529,14 +529,13 @@ const HOW_TO = /(?<![\p{L}\p{N}_])(?:how\s+(?:do|can|should|to)|c[oó]mo|hay\s+(
 
 export type AnswerShape = 'quote' | 'where' | 'issue';
 
-/** An issue reference as a question writes it (`#7432`, `issue 7432`, `la incidencia #7432`). */
-const ISSUE_MENTION = /(?:\b(?:issues?|incidencias?|bugs?|PRs?|pull\s+requests?|tickets?)\s*)?#?\b[1-9]\d*\b/giu;
 /** What a question that asks for an issue and nothing else says besides its reference (`What does issue #7432 say?`). */
 const ABOUT_ISSUE = 'say says tell mean means describe describes explain explains summarise summarize summary dice dicen trata tratan cuenta explica significa resume resumen';
 
 /** Whether a question asks for an issue and nothing else: `#7432`, `¿Qué dice la incidencia 7432?`. Pure. */
 function asksForIssue(question: string, language: Language): boolean {
-  const rest = question.replace(ISSUE_MENTION, ' ');
+  // The references the router looked the issue up by.
+  const rest = withoutIssueRefs(question);
   if (rest === question) return false;
   const about = contentTerms(ABOUT_ISSUE, language);
   return [...contentTerms(rest, language)].every((t) => about.has(t));
