@@ -53,6 +53,14 @@ describe('cita ask', () => {
     expect(r.answer.unsupported).toEqual([]);
   });
 
+  it('says that an issue the index lacks is not there, in the route and in the answer', () => {
+    const r = askJson('Where is the bug from issue #4242?');
+    expect(r.route.lookups.issues).toEqual([4242]);
+    expect(r.route.reasons).toContain('issue #4242 is not in the index');
+    expect(r.answer.text).toBe('I could not find the answer in the indexed sources: #4242 is not among the indexed issues.');
+    expect(r.answer.citations).toEqual([]);
+  });
+
   it("searches a pasted issue without its environment (retrieval.environment), and says what was left out", () => {
     const pasted = [
       'parse_config raises on an empty JSON file',

@@ -261,6 +261,27 @@ describe('answer shapes', () => {
     expect(alone.text).not.toMatch(/Where to look|Dónde mirar/);
   });
 
+  it.each([
+    ['#99999', 'en', 'I could not find the answer in the indexed sources: #99999 is not among the indexed issues.'],
+    ['What does issue #99999 say?', 'en', 'I could not find the answer in the indexed sources: #99999 is not among the indexed issues.'],
+    ['¿De qué trata la incidencia 99999?', 'es', 'No encuentro la respuesta en las fuentes indexadas: #99999 no está entre los issues indexados.'],
+    ['Where is the bug from issue #99999 fixed?', 'en', 'I could not find the answer in the indexed sources: #99999 is not among the indexed issues.'],
+    ['¿Dónde está el bug del issue #99999?', 'es', 'No encuentro la respuesta en las fuentes indexadas: #99999 no está entre los issues indexados.'],
+  ] as const)('says that an issue asked for and nothing else (%j) is not indexed, whatever else comes close', (q, lang, text) => {
+    // Another issue, code and the docs found by search: a looked-up issue would open the context.
+    const answer = extractiveAnswer(q, context(q, lang, evaluate, issueChunk(), skipFunctions), {}, () => 0.99);
+    expect(answer).toMatchObject({ text, noAnswer: true });
+  });
+
+  it('answers a question that names an issue beside what it asks as any other, found or not', () => {
+    const q = 'How do I skip a test, as issue #99999 asks?';
+    const answer = extractiveAnswer(q, context(q, 'en', skipFunctions, intro), {}, () => 0.99);
+    expect(answer.noAnswer).toBeUndefined();
+    expect(answer.text).not.toContain('#99999');
+    const where = 'Where is the bug from issue #99999 in the skip marks?';
+    expect(extractiveAnswer(where, context(where, 'en', evaluate, intro), {}, () => 0.99).text).toMatch(/^Where to look:\n\n- `src\/_pytest\/skipping\.py`/);
+  });
+
   it('a question about something in an issue is answered by quotes, as any other', () => {
     const q = 'What does issue #7432 say about the reported location?';
     expect(answerShape(q, lookedUpContext(q, 'en', issueChunk(), evaluate))).toBe('quote');

@@ -125,6 +125,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   await time('lookup', async () => {
     for (const n of route.lookups.issues) {
       const chunks = await store.lookupIssue(n);
+      if (chunks.length === 0) route.reasons.push(`issue #${n} is not in the index`);
       issueChunks.push(...chunks);
       for (const chunk of chunks.slice(0, 3)) lookedUp.push({ chunk, scores: { collection: 'issues', fused: 1, bm25: null, dense: null, via: 'lookup' } });
     }

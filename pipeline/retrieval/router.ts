@@ -82,6 +82,11 @@ function findIssueRefs(question: string): Finding[] {
   return [...question.matchAll(ISSUE_REF)].map((m) => ({ text: m[0], issues: [Number(m[1])] }));
 }
 
+/** The issue numbers a text refers to (`#42`, `la incidencia 42`: ISSUE_REF), each once. Pure. */
+export function issueRefs(text: string): number[] {
+  return [...new Set(findIssueRefs(text).flatMap((f) => f.issues ?? []))];
+}
+
 /** The text with its issue references (`#42`, `la incidencia 42`: ISSUE_REF) blanked out. Pure. */
 export function withoutIssueRefs(text: string): string {
   return text.replace(ISSUE_REF, ' ');

@@ -1,6 +1,6 @@
 import { issueUnits, isTraceback } from '../../chunking/issueChunker.ts';
 import { DIRECTIVE, indentOf, splitProse, splitUnits, type TextUnit } from '../../chunking/sentences.ts';
-import { pastedReason, route, withoutIssueRefs } from '../../retrieval/router.ts';
+import { issueRefs, pastedReason, route, withoutIssueRefs } from '../../retrieval/router.ts';
 import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
 import { cosine, meanVector } from '../../vectors.ts';
@@ -148,6 +148,11 @@ const NO_ANSWER: Record<Language, string> = {
 const NOTHING_ASKED: Record<Language, string> = {
   en: 'I could not find the answer in the indexed sources: the question has no word to look for.',
   es: 'No encuentro la respuesta en las fuentes indexadas: la pregunta no tiene ninguna palabra que buscar.',
+};
+/** A question that asks for an issue and nothing else, when no issue it names is in the context (the index lacks it). */
+const NOT_INDEXED: Record<Language, (refs: string) => string> = {
+  en: (refs) => `I could not find the answer in the indexed sources: ${refs} is not among the indexed issues.`,
+  es: (refs) => `No encuentro la respuesta en las fuentes indexadas: ${refs} no está entre los issues indexados.`,
 };
 const NOT_QUOTED: Record<Language, (names: string) => string> = {
   en: (names) => `I could not find the answer in the indexed sources: none of the passages that come closest mentions ${names}.`,
@@ -532,13 +537,28 @@ export type AnswerShape = 'quote' | 'where' | 'issue';
 /** What a question that asks for an issue and nothing else says besides its reference (`What does issue #7432 say?`). */
 const ABOUT_ISSUE = 'say says tell mean means describe describes explain explains summarise summarize summary dice dicen trata tratan cuenta explica significa resume resumen';
 
-/** Whether a question asks for an issue and nothing else: `#7432`, `¿Qué dice la incidencia 7432?`. Pure. */
-function asksForIssue(question: string, language: Language): boolean {
+/** What a question that asks where an issue's bug is says besides (`Where is the bug from issue #7432 fixed?`). */
+const ISSUE_PLACE = 'bug bugs fix fixed fixes file files code error errors problem arregla arreglan arreglo fallo fallos error errores fichero ficheros archivo archivos código problema';
+
+/** Whether a question asks for an issue and nothing else (`#7432`, `¿Qué dice la incidencia 7432?`): its other words are all `about`'s. Pure. */
+function asksForIssue(question: string, language: Language, aboutWords = ABOUT_ISSUE): boolean {
   // The references the router looked the issue up by.
   const rest = withoutIssueRefs(question);
   if (rest === question) return false;
-  const about = contentTerms(ABOUT_ISSUE, language);
+  const about = contentTerms(aboutWords, language);
   return [...contentTerms(rest, language)].every((t) => about.has(t));
+}
+
+/**
+ * The issues a question that asks for them, or where their bug is, and nothing else names (`#99999`, `Where is the bug
+ * from issue #99999?`) none of which the context holds: a looked-up issue is always placed in it, so the index lacks
+ * them, and whatever else comes close answers nothing asked.
+ */
+function unindexedIssues(question: string, context: Context): number[] {
+  if (!asksForIssue(question, context.language, `${ABOUT_ISSUE} ${ISSUE_PLACE}`)) return [];
+  const refs = issueRefs(question);
+  const held = new Set(context.blocks.map((b) => b.citation.issue));
+  return refs.some((n) => held.has(n)) ? [] : refs;
 }
 
 /**
@@ -685,6 +705,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const corpus = context.corpus ?? 'en';
   const terms = context.translation !== undefined ? contentTerms(context.translation, corpus) : contentTerms(question, language);
   const shape = answerShape(question, context);
+  const unindexed = shape !== 'issue' ? unindexedIssues(question, context) : [];
+  if (unindexed.length) return { ...base, text: NOT_INDEXED[language](unindexed.map((n) => `#${n}`).join(', ')), noAnswer: true };
   const candidates = quoteCandidates(context, isCodeQuestion(question), opts.maxChars, opts);
 
   if (shape !== 'quote') {
