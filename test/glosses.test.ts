@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { askedTerms, glossQuotes, ownNames } from '../pipeline/answer/glosses.ts';
+import { askedTerms, glossChoicesFor, glossQuotes, ownNames } from '../pipeline/answer/glosses.ts';
 import type { ResolvedCitation } from '../pipeline/answer/types.ts';
+import { writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 import { apertiumTest } from './support/apertium.ts';
 
@@ -78,10 +82,40 @@ describe('glossQuotes', () => {
     }
   });
 
+  itApertium('takes the choices it is given among the dictionary translations (answer.glossSenses)', async () => {
+    const t = new ApertiumTranslator();
+    try {
+      const answer = { quotes: [{ marker: 1, text: 'Black ignores the files in `.gitignore`.' }], citations: [cited(1)] };
+      expect((await glossQuotes(answer, t, 'en', 'es', ['Black'])).glosses![0]!.text).toMatch(/\blimas\b/);
+      expect((await glossQuotes(answer, t, 'en', 'es', ['Black'], { 'file<n>': 'archivo' })).glosses![0]!.text).toMatch(/^Black ignora los archivos en `\.gitignore`/i);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('says why when the translator fails, and glosses nothing', async () => {
     const t = new ApertiumTranslator({ command: 'apertium-not-installed-here', modesDir: '/nonexistent' });
     const g = await glossQuotes({ quotes: [{ marker: 1, text: 'Some text.' }], citations: [cited(1)] }, t, 'en', 'es');
     expect(g.glosses).toBeUndefined();
     expect(g.glossedBy).toMatch(/^gloss failed: apertium-not-installed-here not found/);
+  });
+});
+
+describe('glossChoicesFor', () => {
+  const config = (glossSenses: 'catalogs' | 'none', corpus: 'en' | 'es', lexicon: string) =>
+    ({ answer: { glossSenses }, languages: { corpus, lexicon } }) as unknown as Parameters<typeof glossChoicesFor>[0];
+
+  it("is the lexicon's gloss choices for English sources under catalogs, and none otherwise", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-gloss-choices-'));
+    try {
+      const file = path.join(dir, 'lexicon.json');
+      writeLexicon(file, { pairs: 1, words: {}, stems: {}, glosses: { by: 'apertium test', choices: { 'file<n>': 'archivo' } } });
+      expect(glossChoicesFor(config('catalogs', 'en', file))).toEqual({ 'file<n>': 'archivo' });
+      expect(glossChoicesFor(config('none', 'en', file))).toBeUndefined();
+      expect(glossChoicesFor(config('catalogs', 'es', file))).toBeUndefined();
+      expect(glossChoicesFor(config('catalogs', 'en', path.join(dir, 'missing.json')))).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -103,6 +103,30 @@ describe('ApertiumTranslator', () => {
     }
   });
 
+  itApertium('takes the dictionary translations it is told to choose, agreeing with them, by a running pipeline as by one process per text', async () => {
+    const choices = { 'file<n>': 'archivo', 'argument<n>': 'argumento' };
+    const text = 'Black ignores the file. Pass the files as arguments to `black`.';
+    const piped = new ApertiumTranslator();
+    const oneShot = new ApertiumTranslator({ command: '/usr/bin/apertium' });
+    try {
+      const plain = await piped.translate(text, 'en', 'es', ['Black']);
+      expect(plain).toMatch(/\blima\b/);
+      expect(plain).toMatch(/\briñas\b/);
+      const chosen = await piped.translate(text, 'en', 'es', ['Black'], choices);
+      expect(chosen).toMatch(/\bel archivo\b/);
+      expect(chosen).toMatch(/\blos archivos\b/);
+      expect(chosen).toMatch(/\bargumentos\b/);
+      expect(chosen).toContain('`black`');
+      expect(await oneShot.translate(text, 'en', 'es', ['Black'], choices)).toBe(chosen);
+      // The cache tells the two apart.
+      expect(await piped.translate(text, 'en', 'es', ['Black'])).toBe(plain);
+      const looked = await piped.lookup!(['file<n><sg>', 'file<vblex><inf>'], 'en', 'es');
+      expect(looked).toContain('^file<n><sg>/lima<n><f><sg>/archivo<n><m><sg>$');
+    } finally {
+      await piped.close();
+    }
+  });
+
   itApertium('keeps a pasted code block and traceback byte for byte', async () => {
     const out = await new ApertiumTranslator().translate(TEXTS[2]!, 'es', 'en');
     expect(out).toContain('```python\ndef test_x(tmp_path):\n    assert foo.bar(1) == 2\n```');

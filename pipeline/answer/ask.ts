@@ -17,7 +17,7 @@ import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
-import { askedTerms, glossQuotes, ownNames } from './glosses.ts';
+import { askedTerms, glossChoicesFor, glossQuotes, ownNames } from './glosses.ts';
 import { frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
 import { docsFirstMove, lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, supportMoves, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
@@ -266,7 +266,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
         const words = searchable.text.match(/\p{L}+/gu) ?? [];
         const analyses = translated !== undefined && glossing.analyse ? await glossing.analyse(words, route.language, config.languages.corpus).catch(() => undefined) : undefined;
         const keep = [...ownNames(config.name, config.repository.github), ...(translated !== undefined ? askedTerms(searchable.text, translated, analyses) : [])];
-        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep);
+        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep, glossChoicesFor(config));
       });
       Object.assign(answer, glossed);
     }

@@ -1,3 +1,8 @@
+import path from 'node:path';
+import { findRoot } from '../config/load.ts';
+import type { CitaConfig } from '../config/schema.ts';
+import { readLexicon } from '../text/lexicon/lexicon.ts';
+import type { SelectionChoices } from '../text/lexicalSelection.ts';
 import type { Language, Translator } from '../text/translate.ts';
 import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
 
@@ -15,12 +20,13 @@ export async function glossQuotes(
   from: Language,
   to: Language,
   keep: readonly string[] = [],
+  choices?: SelectionChoices,
 ): Promise<Pick<GeneratedAnswer, 'glosses' | 'glossedBy'>> {
   const cited = new Set(answer.citations.map((c) => c.marker));
   const quotes = (answer.quotes ?? []).filter((q) => cited.has(q.marker));
   if (quotes.length === 0 || from === to) return {};
   try {
-    const texts = await Promise.all(quotes.map((q) => translator.translate(q.text, from, to, keep)));
+    const texts = await Promise.all(quotes.map((q) => translator.translate(q.text, from, to, keep, choices)));
     // Apertium leaves a double space where it drops a word (`Alfredo's` → `Alfredo  bueno`).
     return { glosses: quotes.map((q, i) => ({ marker: q.marker, quote: q.text, text: texts[i]!.replace(/[ \t]{2,}/g, ' ') })), glossedBy: translator.id };
   } catch (err) {
@@ -59,4 +65,14 @@ export function askedTerms(question: string, translation: string, analyses: Read
     .map((w) => (/^[a-z]{3,}s$/.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w.toLowerCase()));
   const plural = (w: string) => (w.endsWith('s') ? `${w}es` : `${w}s`);
   return [...new Set(kept.flatMap((w) => [w, plural(w)].flatMap((form) => [form, capitalised(form)])))];
+}
+
+/**
+ * The choices among the translator's dictionary translations glosses take (`answer.glossSenses: catalogs`): the
+ * lexicon's (`languages.lexicon`, made by `npm run setup`), for English sources glossed into Spanish; undefined
+ * (the translator's own) otherwise or without them.
+ */
+export function glossChoicesFor(config: Pick<CitaConfig, 'answer' | 'languages'>): SelectionChoices | undefined {
+  if (config.answer.glossSenses !== 'catalogs' || config.languages.corpus !== 'en') return undefined;
+  return readLexicon(path.resolve(findRoot(), config.languages.lexicon))?.glosses?.choices;
 }

@@ -472,6 +472,12 @@ export const configSchema = z
          * A reading aid, never part of the answer's text nor of its citations (pipeline/answer/glosses.ts).
          */
         glosses: z.enum(['translator', 'none']),
+        /**
+         * Which of the translator's dictionary translations a gloss's words take: `catalogs`, the ones the developer
+         * tools' Spanish catalogs use most with them (`file` → archivo, not lima; pipeline/text/lexicalSelection.ts,
+         * made by `npm run setup` into `languages.lexicon`), or `none`, the translator's own.
+         */
+        glossSenses: z.enum(['catalogs', 'none']),
       })
       .strict(),
     /** `cita eval` and `npm run nightly`: which questions, which judge, how many resamples. */

@@ -2,8 +2,21 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-/** What a running pipeline runs: the mode's whole translation, or its first stage, the analyser. */
-export type PipePart = 'translation' | 'analyser';
+/**
+ * What a running pipeline runs: the mode's whole translation, its first stage (the analyser), or the translation
+ * cut after its bilingual lookup (`lt-proc -b`): `lookup`, the stages up to it, and `generation`, the rest.
+ */
+export type PipePart = 'translation' | 'analyser' | 'lookup' | 'generation';
+
+/** The stages of a pipeline (`a | b | c`) that `part` runs; empty when the mode has no such stages. */
+export function partStages(pipeline: string, part: PipePart): string {
+  const stages = pipeline.split('|').map((st) => st.trim());
+  if (part === 'translation') return stages.join(' | ');
+  if (part === 'analyser') return /^lt-proc\b/.test(stages[0] ?? '') ? stages[0]! : '';
+  const lookup = stages.findIndex((st) => /^lt-proc\b.*\s-b\s/.test(st));
+  if (lookup < 0 || lookup === stages.length - 1) return '';
+  return (part === 'lookup' ? stages.slice(0, lookup + 1) : stages.slice(lookup + 1)).join(' | ');
+}
 
 /**
  * One Apertium translation pipeline kept running, texts sent one after another (#14: a new
@@ -28,14 +41,14 @@ export class ApertiumPipe {
 
   /**
    * The pipeline of `<modesDir>/<mode>.mode`, or undefined when this Apertium cannot give one (then run
-   * `apertium` per text). `analyser`: its first stage alone, the source language's morphological analyser.
+   * `apertium` per text). `analyser`: its first stage alone, the source language's morphological analyser;
+   * `lookup` and `generation`: the translation before and after its bilingual lookup (partStages).
    */
   static async open(modesDir: string, mode: string, timeoutMs: number, part: PipePart = 'translation'): Promise<ApertiumPipe | undefined> {
     try {
       const { stdout } = await promisify(execFile)('apertium-wblank-mode', ['-z', path.join(modesDir, `${mode}.mode`)], { timeout: timeoutMs });
-      const stages = part === 'analyser' ? (stdout.split('|')[0] ?? '') : stdout;
-      if (part === 'analyser' && !/^\s*lt-proc\b/.test(stages)) return undefined;
-      return stages.trim() ? new ApertiumPipe(stages.trim(), `apertium ${mode}${part === 'analyser' ? ' (analysis)' : ''}`, timeoutMs) : undefined;
+      const stages = partStages(stdout.trim(), part);
+      return stages ? new ApertiumPipe(stages, `apertium ${mode}${part === 'translation' ? '' : ` (${part})`}`, timeoutMs) : undefined;
     } catch {
       return undefined;
     }

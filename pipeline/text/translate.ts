@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApertiumPipe, type PipePart } from './apertiumPipe.ts';
+import { ApertiumPipe, partStages, type PipePart } from './apertiumPipe.ts';
+import { selectAlternatives, type SelectionChoices } from './lexicalSelection.ts';
 
 /**
  * Query translation into the corpus language (DESIGN lesson 6: a natural Spanish question shares no
@@ -17,8 +19,13 @@ export type Language = 'en' | 'es';
 export interface Translator {
   /** e.g. `apertium:spa-eng`. */
   readonly id: string;
-  /** `keep`: words held out of the translation as written (a project's own name: `Black`, not `Negro`). */
-  translate(text: string, from: Language, to: Language, keep?: readonly string[]): Promise<string>;
+  /**
+   * `keep`: words held out of the translation as written (a project's own name: `Black`, not `Negro`); `choices`:
+   * which of its dictionary's translations a word takes (./lexicalSelection.ts), where the translator has one.
+   */
+  translate(text: string, from: Language, to: Language, keep?: readonly string[], choices?: SelectionChoices): Promise<string>;
+  /** The bilingual dictionary's output for each source analysis (`file<n><sg>`): a unit `^file<n><sg>/lima<n><f><sg>/…$` each. */
+  lookup?(analyses: readonly string[], from: Language, to: Language): Promise<string>;
   /**
    * Every translation the bilingual dictionary gives for each word of the prose (`salida` → start,
    * exit, output, departure), before a translation picks one: query expansion for word matching.
@@ -59,6 +66,18 @@ export function parseBilingual(output: string): string[][] {
     );
   }
   return units;
+}
+
+const choiceIds = new WeakMap<SelectionChoices, string>();
+
+/** A short id of a set of choices, for the translation cache's key (made once per set). */
+function choicesId(choices: SelectionChoices): string {
+  let id = choiceIds.get(choices);
+  if (id === undefined) {
+    id = crypto.createHash('sha256').update(JSON.stringify(Object.entries(choices).sort())).digest('hex').slice(0, 16);
+    choiceIds.set(choices, id);
+  }
+  return id;
 }
 
 /** Apertium's mode for a language pair (ISO 639-3 codes). */
@@ -170,9 +189,9 @@ export class ApertiumTranslator implements Translator {
   /** Morphological analyses by mode and word (a question's candidate spellings: a few dozen words each). */
   private readonly analyses = new Map<string, string[]>();
   private readonly modesDir: string;
-  private readonly pipes = new Map<string, Promise<ApertiumPipe | undefined>>();
-  private readonly analysers = new Map<string, Promise<ApertiumPipe | undefined>>();
-  private readonly pipeFailures: Record<PipePart, number> = { translation: 0, analyser: 0 };
+  /** Running pipelines by part, then mode. */
+  private readonly parts = new Map<PipePart, Map<string, Promise<ApertiumPipe | undefined>>>();
+  private readonly pipeFailures: Record<PipePart, number> = { translation: 0, analyser: 0, lookup: 0, generation: 0 };
 
   constructor(options: ApertiumOptions = {}) {
     this.command = options.command ?? 'apertium';
@@ -181,10 +200,11 @@ export class ApertiumTranslator implements Translator {
     this.cacheSize = options.cacheSize ?? 500;
   }
 
-  async translate(text: string, from: Language, to: Language, keep: readonly string[] = []): Promise<string> {
+  async translate(text: string, from: Language, to: Language, keep: readonly string[] = [], choices?: SelectionChoices): Promise<string> {
     if (from === to || text.trim() === '') return text;
     const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
-    const key = `${mode}\u0000${keep.join('\u0001')}\u0000${text}`;
+    const chosen = choices !== undefined && Object.keys(choices).length > 0 ? choices : undefined;
+    const key = `${mode}\u0000${keep.join('\u0001')}\u0000${chosen ? choicesId(chosen) : ''}\u0000${text}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) {
       // Most recently used last, so the oldest is evicted first.
@@ -193,7 +213,7 @@ export class ApertiumTranslator implements Translator {
       return hit;
     }
     const { stream, spans } = protectCode(text.normalize('NFC'), new Set(keep));
-    const out = restoreCode(await this.run(mode, stream), spans).trim();
+    const out = restoreCode(await (chosen ? this.runChoosing(mode, stream, chosen) : this.run(mode, stream)), spans).trim();
     this.cache.set(key, out);
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
     return out;
@@ -254,6 +274,30 @@ export class ApertiumTranslator implements Translator {
     }
   }
 
+  /** The translation cut after its bilingual lookup, each word's translation chosen by `choices` in between. */
+  private async runChoosing(mode: string, input: string, choices: SelectionChoices): Promise<string> {
+    const looked = await this.throughPipe(mode, 'lookup', input, async () => {
+      const stages = await this.bilingualStages(mode);
+      return this.withInput(input, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${stages}`, file], `apertium ${mode} (lookup)`));
+    });
+    const selected = selectAlternatives(looked, choices);
+    return this.throughPipe(mode, 'generation', selected, async () => {
+      // $1 is the generator's option: -n, unknown words without the `*` mark (the script's -u).
+      const stages = partStages((await this.modeStages(mode)).join(' | '), 'generation').replace(/\$2/g, '');
+      if (!stages) throw new Error(`apertium ${mode}: no stages after the bilingual lookup in the mode`);
+      return this.withInput(selected, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${stages}`, file, '-n'], `apertium ${mode} (generation)`));
+    });
+  }
+
+  async lookup(analyses: readonly string[], from: Language, to: Language): Promise<string> {
+    const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
+    const stages = await this.modeStages(mode);
+    const bidix = stages.find((st) => /^lt-proc\b.*\s-b\s/.test(st));
+    if (!bidix) throw new Error(`apertium ${mode}: no bilingual lookup stage (lt-proc -b) in the mode`);
+    const input = analyses.map((a) => `^${a}$`).join('\n');
+    return this.withInput(`${input}\n`, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${bidix.replace(/\$\d/g, '')}`, file], `apertium ${mode} (bilingual lookup)`));
+  }
+
   private run(mode: string, input: string): Promise<string> {
     // -u: unknown words without the `*` mark; -f none: the input is already Apertium's stream format.
     return this.throughPipe(mode, 'translation', input, () =>
@@ -278,7 +322,9 @@ export class ApertiumTranslator implements Translator {
   }
 
   private pipesOf(part: PipePart): Map<string, Promise<ApertiumPipe | undefined>> {
-    return part === 'analyser' ? this.analysers : this.pipes;
+    let pipes = this.parts.get(part);
+    if (!pipes) this.parts.set(part, (pipes = new Map()));
+    return pipes;
   }
 
   /** A running pipeline for `mode` (the default command only: another is run as configured, per text). */
@@ -292,9 +338,8 @@ export class ApertiumTranslator implements Translator {
 
   /** Stops the running pipelines (a process that translates no more; they never keep one alive when idle). */
   async close(): Promise<void> {
-    for (const pipe of [...this.pipes.values(), ...this.analysers.values()]) (await pipe)?.close();
-    this.pipes.clear();
-    this.analysers.clear();
+    for (const pipes of this.parts.values()) for (const pipe of pipes.values()) (await pipe)?.close();
+    this.parts.clear();
   }
 
   /** The input goes through a file: the apertium script reads `/dev/stdin`, which fails on the socket Node gives a child (ENXIO). */

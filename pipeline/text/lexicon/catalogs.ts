@@ -13,7 +13,7 @@ import path from 'node:path';
 import AdmZip from 'adm-zip';
 import { parseMo, type MessagePair } from './mo.ts';
 
-interface Source {
+export interface Source {
   registry: 'debian' | 'pypi';
   name: string;
   version: string;
@@ -86,8 +86,8 @@ function spanishCatalogs(file: string): Buffer[] {
   }
 }
 
-/** Every (English message, Spanish translation) pair of the pinned packages. */
-export function catalogPairs(cache: string, log: (m: string) => void = () => {}): MessagePair[] {
+/** Every (English message, Spanish translation) pair of the pinned packages (or of some of them: `sources`). */
+export function catalogPairs(cache: string, log: (m: string) => void = () => {}, sources: readonly Source[] = SOURCES): MessagePair[] {
   fs.mkdirSync(cache, { recursive: true });
-  return SOURCES.flatMap((s) => spanishCatalogs(fetchSource(s, cache, log)).flatMap((b) => parseMo(b)));
+  return sources.flatMap((s) => spanishCatalogs(fetchSource(s, cache, log)).flatMap((b) => parseMo(b)));
 }

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { partStages } from '../pipeline/text/apertiumPipe.ts';
+import { buildChoices, lookupUnits, selectAlternatives, selectionKey } from '../pipeline/text/lexicalSelection.ts';
+import { glossChoices } from '../pipeline/text/lexicon/lexicon.ts';
+import { ApertiumTranslator } from '../pipeline/text/translate.ts';
+import { apertiumTest } from './support/apertium.ts';
+
+const itApertium = apertiumTest('eng-spa');
+
+/** Apertium eng-spa's bilingual lookup of "the file" and "arguments" (`lt-proc -b` output). */
+const LOOKED = '^the<det><def><sp>/el<det><def><GD><ND>$ ^file<n><sg>/lima<n><f><sg>/archivo<n><m><sg>$ ^and<cnjcoo>/y<cnjcoo>$ ^argument<n><pl>/riña<n><f><pl>/argumento<n><m><pl>/discusión<n><f><pl>$';
+
+describe('lexical selection by the catalogs', () => {
+  it('keys a word by its lemma and first tag; an unknown word has no key', () => {
+    expect(selectionKey('file<n><sg>')).toBe('file<n>');
+    expect(selectionKey('File<vblex><inf>')).toBe('file<vblex>');
+    expect(selectionKey('jump# over<vblex><inf>')).toBe('jump over<vblex>');
+    expect(selectionKey('*pytest')).toBeUndefined();
+  });
+
+  it('reads the units of a lookup, escaped slashes inside a word kept', () => {
+    expect(lookupUnits(LOOKED).map((u) => u.targets.length)).toEqual([1, 2, 1, 3]);
+    expect(lookupUnits('^a\\/b<n><sg>/x<n><f><sg>/y<n><m><sg>$')).toEqual([{ source: 'a\\/b<n><sg>', targets: ['x<n><f><sg>', 'y<n><m><sg>'] }]);
+  });
+
+  it('leaves a word with its chosen translation alone, and everything else as looked up', () => {
+    const chosen = selectAlternatives(LOOKED, { 'file<n>': 'archivo', 'argument<n>': 'argumento', 'the<det>': 'la' });
+    expect(chosen).toBe('^the<det><def><sp>/el<det><def><GD><ND>$ ^file<n><sg>/archivo<n><m><sg>$ ^and<cnjcoo>/y<cnjcoo>$ ^argument<n><pl>/argumento<n><m><pl>$');
+    // A choice the dictionary does not offer, or a word of another part of speech, changes nothing.
+    expect(selectAlternatives(LOOKED, { 'file<n>': 'fichero', 'file<vblex>': 'archivar' })).toBe(LOOKED);
+    expect(selectAlternatives(LOOKED, {})).toBe(LOOKED);
+  });
+
+  it('chooses the translation the catalogs use most with the word, over the first only when clearly used more', () => {
+    const units = lookupUnits(LOOKED);
+    const pairs = [
+      ...Array.from({ length: 4 }, (_, i) => ({ source: `Cannot open file ${i}`, translation: `No se puede abrir el archivo ${i}` })),
+      { source: 'The file is a tool', translation: 'La lima es una herramienta' },
+      ...Array.from({ length: 2 }, () => ({ source: 'Missing argument', translation: 'Falta el argumento' })),
+    ];
+    expect(buildChoices(units, pairs, 'en', 'es')).toEqual({ 'file<n>': 'archivo' });
+    // Two messages are too few; with a third, argument too.
+    expect(buildChoices(units, [...pairs, { source: 'Too many arguments', translation: 'Demasiados argumentos' }], 'en', 'es')).toEqual({ 'file<n>': 'archivo', 'argument<n>': 'argumento' });
+    // As often as the first translation: the translator's own stays.
+    expect(buildChoices(units, [...pairs, ...Array.from({ length: 4 }, () => ({ source: 'A file', translation: 'Una lima' }))], 'en', 'es')).toEqual({});
+  });
+
+  it("cuts a mode's pipeline after its bilingual lookup", () => {
+    const mode = "lt-proc -z 'x.automorf.bin' | apertium-tagger -z -g $2 'x.prob' | lt-proc -z -b 'x.autobil.bin' | lrx-proc -z -m 'x.autolex.bin' | lt-proc -z $1 'x.autogen.bin'";
+    expect(partStages(mode, 'lookup')).toBe("lt-proc -z 'x.automorf.bin' | apertium-tagger -z -g $2 'x.prob' | lt-proc -z -b 'x.autobil.bin'");
+    expect(partStages(mode, 'generation')).toBe("lrx-proc -z -m 'x.autolex.bin' | lt-proc -z $1 'x.autogen.bin'");
+    expect(partStages(mode, 'analyser')).toBe("lt-proc -z 'x.automorf.bin'");
+    expect(partStages("apertium-tagger -g 'x.prob'", 'analyser')).toBe('');
+    expect(partStages("lt-proc 'x.automorf.bin' | apertium-tagger -g 'x.prob'", 'lookup')).toBe('');
+  });
+
+  itApertium("makes the choices from catalog messages with the translator's own dictionary", async () => {
+    const t = new ApertiumTranslator();
+    try {
+      const pairs = [
+        ...['Cannot open file', 'File not found', 'The file is empty'].map((source) => ({ source, translation: `${source.replace(/file/i, 'archivo')} (es)` })),
+        ...['Bad argument', 'Missing argument', 'Invalid argument'].map((source) => ({ source, translation: `${source.replace(/argument/i, 'argumento')} (es)` })),
+      ];
+      // Words of fewer than three messages are not looked up (`bad`, `missing`…); file and argument are.
+      expect(await glossChoices(pairs, t)).toEqual({ 'file<n>': 'archivo', 'argument<n>': 'argumento' });
+    } finally {
+      await t.close();
+    }
+  });
+});
