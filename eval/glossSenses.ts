@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRoot } from '../pipeline/config/load.ts';
 import { catalogPairs, SOURCES } from '../pipeline/text/lexicon/catalogs.ts';
-import { glossChoices } from '../pipeline/text/lexicon/lexicon.ts';
+import { catalogChoices } from '../pipeline/text/lexicon/lexicon.ts';
 import type { MessagePair } from '../pipeline/text/lexicon/mo.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 import { chrf, corpusChrf } from './metrics/chrF.ts';
@@ -32,7 +32,7 @@ const applied = new Map<string, number>();
 try {
   for (const [name, pairs] of byPackage) {
     const others = [...byPackage].filter(([n]) => n !== name).flatMap(([, p]) => p);
-    const choices = await glossChoices(others, translator);
+    const choices = await catalogChoices(others, translator);
     const test = pairs.filter(usable);
     // Spread over the package's catalog, not its first messages.
     const step = Math.max(1, Math.floor(test.length / perPackage));

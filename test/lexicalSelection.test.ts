@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { partStages } from '../pipeline/text/apertiumPipe.ts';
 import { buildChoices, lookupUnits, selectAlternatives, selectionKey } from '../pipeline/text/lexicalSelection.ts';
-import { glossChoices } from '../pipeline/text/lexicon/lexicon.ts';
+import { catalogChoices } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 import { apertiumTest } from './support/apertium.ts';
 
@@ -62,7 +62,7 @@ describe('lexical selection by the catalogs', () => {
         ...['Bad argument', 'Missing argument', 'Invalid argument'].map((source) => ({ source, translation: `${source.replace(/argument/i, 'argumento')} (es)` })),
       ];
       // Words of fewer than three messages are not looked up (`bad`, `missing`…); file and argument are.
-      expect(await glossChoices(pairs, t)).toEqual({ 'file<n>': 'archivo', 'argument<n>': 'argumento' });
+      expect(await catalogChoices(pairs, t)).toEqual({ 'file<n>': 'archivo', 'argument<n>': 'argumento' });
     } finally {
       await t.close();
     }

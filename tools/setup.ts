@@ -19,7 +19,7 @@ import { configSchema } from '../pipeline/config/schema.ts';
 import { describePlan, routeMemory } from '../pipeline/embedding/routeMemory.ts';
 import { translatedAlone } from '../pipeline/retrieval/senses.ts';
 import { catalogPairs } from '../pipeline/text/lexicon/catalogs.ts';
-import { buildLexicon, glossChoices, readLexicon, writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
+import { buildLexicon, catalogChoices, readLexicon, writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -173,7 +173,7 @@ async function lexiconEnv(): Promise<void> {
   if (readLexicon(file)) {
     console.log(`lexicon: ${path.relative(root, file)} present`);
     await translationsAlone(file);
-    await catalogGlossChoices(file);
+    await catalogTranslationChoices(file);
     return;
   }
   const build = () => {
@@ -196,27 +196,33 @@ async function lexiconEnv(): Promise<void> {
     return;
   }
   await translationsAlone(file);
-  await catalogGlossChoices(file);
+  await catalogTranslationChoices(file);
 }
 
 /**
- * Which of the installed translator's dictionary translations an English word takes in a gloss (`answer.glossSenses:
- * catalogs`; `file` → archivo, not lima), chosen by the same catalogs, kept in the lexicon (`glosses`); made
- * again when the translator's version changes (~6 s: the catalogs read from the cache, ~7,000 words looked up).
+ * Which of the installed translator's dictionary translations a word takes, chosen by the same catalogs, kept in the
+ * lexicon: an English word in a gloss (`glosses`, `answer.glossSenses: catalogs`; `file` → archivo, not lima) and a
+ * Spanish word in a question's translation (`questions`, `retrieval.crossLingual.translatorSenses: catalogs`;
+ * `salida` → output, not start); made again when the translator's version changes (~8 s: the catalogs read from the
+ * cache, their words looked up).
  */
-async function catalogGlossChoices(file: string): Promise<void> {
+async function catalogTranslationChoices(file: string): Promise<void> {
   const lexicon = readLexicon(file)!;
   const by = translatorVersion();
-  if (!by || lexicon.glosses?.by === by) return;
+  if (!by || (lexicon.glosses?.by === by && lexicon.questions?.by === by)) return;
   const translator = new ApertiumTranslator({});
   try {
     const started = Date.now();
-    const choices = await glossChoices(catalogPairs(path.join(root, '.cita/cache/lexicon')), translator);
-    writeLexicon(file, { ...lexicon, glosses: { by, choices } });
-    console.log(`lexicon: ${Object.keys(choices).length} gloss choices among ${by}'s translations, in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const pairs = catalogPairs(path.join(root, '.cita/cache/lexicon'));
+    const glosses = await catalogChoices(pairs, translator, 'en', 'es');
+    const questions = await catalogChoices(pairs, translator, 'es', 'en');
+    writeLexicon(file, { ...lexicon, glosses: { by, choices: glosses }, questions: { by, choices: questions } });
+    console.log(
+      `lexicon: ${Object.keys(glosses).length} gloss and ${Object.keys(questions).length} question choices among ${by}'s translations, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
   } catch (err) {
-    // Not fatal: glosses then take the translator's own choices.
-    console.warn(`lexicon: no gloss choices (${err instanceof Error ? err.message : String(err)}); glosses will take the translator's own`);
+    // Not fatal: translations then take the translator's own choices.
+    console.warn(`lexicon: no translation choices (${err instanceof Error ? err.message : String(err)}); translations will take the translator's own`);
   } finally {
     await translator.close();
   }

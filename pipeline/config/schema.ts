@@ -296,6 +296,10 @@ export const configSchema = z
             // them put back before it is translated (`restore`; pipeline/text/accents.ts), from what the translator's
             // analyser knows; `as-asked`: translated as typed.
             accents: z.enum(['restore', 'as-asked']).default('restore'),
+            // Which of the translator's dictionary translations the question's words take: `catalogs`, the ones the
+            // developer tools' catalogs use most (`salida` → output, not start; pipeline/text/lexicalSelection.ts, made by
+            // `npm run setup` into `languages.lexicon`), or `none`, the translator's own.
+            translatorSenses: z.enum(['none', 'catalogs']).default('none'),
           })
           .strict()
           .prefault({}),

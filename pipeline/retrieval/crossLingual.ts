@@ -4,6 +4,7 @@ import type { CitaConfig } from '../config/schema.ts';
 import type { Purpose } from '../instance.ts';
 import type { Store } from '../store/store.ts';
 import { restoreAccents, wordsToAnalyse, type RestoredAccents } from '../text/accents.ts';
+import type { SelectionChoices } from '../text/lexicalSelection.ts';
 import { readLexicon } from '../text/lexicon/lexicon.ts';
 import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
@@ -95,6 +96,16 @@ async function restoredAccents(question: string, language: Language, to: Languag
   }
 }
 
+/**
+ * The catalogs' choices among the translator's dictionary translations for a Spanish question
+ * (`retrieval.crossLingual.translatorSenses: catalogs`; `salida` → output, not start: pipeline/text/lexicalSelection.ts),
+ * from the lexicon `npm run setup` makes; undefined (the translator's own) otherwise or without them.
+ */
+function questionChoices(config: Pick<CitaConfig, 'languages' | 'retrieval'>, from: Language, to: Language): SelectionChoices | undefined {
+  if (config.retrieval.crossLingual.translatorSenses !== 'catalogs' || from !== 'es' || to !== 'en') return undefined;
+  return readLexicon(path.resolve(findRoot(), config.languages.lexicon))?.questions?.choices;
+}
+
 async function apertiumTranslation(
   config: Pick<CitaConfig, 'languages' | 'retrieval'>,
   question: string,
@@ -106,7 +117,8 @@ async function apertiumTranslation(
   const base = { from: language, to, translator: t.id };
   try {
     const expand = config.retrieval.crossLingual.bm25 === 'expanded' && t.alternatives !== undefined;
-    const [text, alternatives] = await Promise.all([t.translate(question, language, to), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
+    const chosen = questionChoices(config, language, to);
+    const [text, alternatives] = await Promise.all([t.translate(question, language, to, [], chosen), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
     const disambiguate = config.retrieval.crossLingual.bm25 === 'disambiguated';
     const compounds = config.retrieval.crossLingual.phrases === 'compounds';
     if (!disambiguate && !compounds) return { ...base, text, ...(alternatives ? { alternatives } : {}) };

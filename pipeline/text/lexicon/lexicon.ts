@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { stem } from '../analysis.ts';
 import { buildChoices, lookupUnits } from '../lexicalSelection.ts';
-import type { Translator } from '../translate.ts';
+import type { Language, Translator } from '../translate.ts';
 import { catalogPairs } from './catalogs.ts';
 import type { MessagePair } from './mo.ts';
 import { lexiconOf, messageWords, trainIbm1, type Lexicon, type SentencePair } from './ibm1.ts';
@@ -26,30 +26,41 @@ export interface SenseLexicon {
    */
   alone?: { by: string; words: Record<string, string[]> };
   /**
-   * For glosses of English quotes into Spanish: which of the translator's dictionary translations an English word
-   * takes (`file<n>` → archivo, not lima: ../lexicalSelection.ts), chosen by the same catalogs, made by `npm run
-   * setup` with the installed translator (`by`), as `alone` is.
+   * Which of the translator's dictionary translations a word takes (../lexicalSelection.ts), chosen by the same
+   * catalogs: for glosses of English quotes into Spanish (`file<n>` → archivo, not lima) and for Spanish questions
+   * translated into English (`salida<n>` → output, not start); made by `npm run setup` with the installed
+   * translator (`by`), as `alone` is.
    */
   glosses?: { by: string; choices: Record<string, string> };
+  questions?: { by: string; choices: Record<string, string> };
 }
 
-/** The English words of at least `minMessages` catalog messages: the vocabulary gloss choices are made for. */
-function catalogVocabulary(pairs: readonly MessagePair[], minMessages: number): string[] {
+/** The words of at least `minMessages` of the texts: the vocabulary choices are made for. */
+function vocabulary(texts: readonly string[], minMessages: number): string[] {
   const seen = new Map<string, number>();
-  for (const p of pairs) for (const w of new Set(p.source.toLowerCase().match(/\p{L}{2,}/gu) ?? [])) seen.set(w, (seen.get(w) ?? 0) + 1);
+  for (const t of texts) for (const w of new Set(t.toLowerCase().match(/\p{L}{2,}/gu) ?? [])) seen.set(w, (seen.get(w) ?? 0) + 1);
   return [...seen].filter(([, n]) => n >= minMessages).map(([w]) => w).sort();
 }
 
 /**
- * The gloss choices the catalogs support (`SenseLexicon.glosses`): each English word of the catalogs analysed and
- * looked up in the translator's dictionary, and, where that gives several translations, the one the Spanish
- * catalogs use most with it (buildChoices).
+ * The choices among the translator's dictionary translations the catalogs support (`SenseLexicon.glosses`: English
+ * → Spanish; `questions`: Spanish → English): each word of the catalogs' `from` side analysed and looked up in the
+ * translator's dictionary, and, where that gives several translations, the one the catalogs' other side uses most
+ * with it (buildChoices).
  */
-export async function glossChoices(pairs: readonly MessagePair[], translator: Required<Pick<Translator, 'analyse' | 'lookup'>>, minMessages = 3): Promise<Record<string, string>> {
-  const analyses = await translator.analyse(catalogVocabulary(pairs, minMessages), 'en', 'es');
+export async function catalogChoices(
+  pairs: readonly MessagePair[],
+  translator: Required<Pick<Translator, 'analyse' | 'lookup'>>,
+  from: Language = 'en',
+  to: Language = 'es',
+  minMessages = 3,
+): Promise<Record<string, string>> {
+  // The catalogs translate English messages into Spanish.
+  const oriented = from === 'en' ? pairs : pairs.map((p) => ({ source: p.translation, translation: p.source }));
+  const analyses = await translator.analyse(vocabulary(oriented.map((p) => p.source), minMessages), from, to);
   const readings = [...new Set([...analyses.values()].flat())];
-  const units = lookupUnits(await translator.lookup(readings, 'en', 'es'));
-  return buildChoices(units, pairs, 'en', 'es');
+  const units = lookupUnits(await translator.lookup(readings, from, to));
+  return buildChoices(units, oriented, from, to);
 }
 
 /** Trains the lexicon from the pinned catalogs (downloaded into `cache` when absent) and writes it to `file`. */
