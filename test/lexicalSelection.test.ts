@@ -3,9 +3,16 @@ import { partStages } from '../pipeline/text/apertiumPipe.ts';
 import { buildChoices, lookupUnits, selectAlternatives, selectionKey } from '../pipeline/text/lexicalSelection.ts';
 import { catalogChoices } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
+import { translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import { apertiumTest } from './support/apertium.ts';
 
 const itApertium = apertiumTest('eng-spa');
+const itSpaEng = apertiumTest('spa-eng');
 
 /** Apertium eng-spa's bilingual lookup of "the file" and "arguments" (`lt-proc -b` output). */
 const LOOKED = '^the<det><def><sp>/el<det><def><GD><ND>$ ^file<n><sg>/lima<n><f><sg>/archivo<n><m><sg>$ ^and<cnjcoo>/y<cnjcoo>$ ^argument<n><pl>/riña<n><f><pl>/argumento<n><m><pl>/discusión<n><f><pl>$';
@@ -65,6 +72,28 @@ describe('lexical selection by the catalogs', () => {
       expect(await catalogChoices(pairs, t)).toEqual({ 'file<n>': 'archivo', 'argument<n>': 'argumento' });
     } finally {
       await t.close();
+    }
+  });
+
+  itSpaEng("translates a Spanish question with the lexicon's question choices under retrieval.crossLingual.translatorSenses: catalogs", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-question-choices-'));
+    const t = new ApertiumTranslator();
+    try {
+      const lexicon = path.join(dir, 'lexicon.json');
+      writeLexicon(lexicon, { pairs: 1, words: {}, stems: {}, questions: { by: 'apertium test', choices: { 'salida<n>': 'output' } } });
+      const configWith = (translatorSenses: 'none' | 'catalogs') =>
+        ({
+          languages: { ...configSchema.shape.languages.parse({}), lexicon },
+          retrieval: { crossLingual: { bm25: 'translated', dense: 'original', phrases: 'none', model: 'none', accents: 'as-asked', translatorSenses } },
+        }) as unknown as Pick<CitaConfig, 'languages' | 'retrieval'>;
+      const question = '¿Qué significa el código de salida 5?';
+      expect((await translateQuestion(configWith('none'), question, 'es', t))?.text).toMatch(/\bstart\b/);
+      const chosen = (await translateQuestion(configWith('catalogs'), question, 'es', t))?.text;
+      expect(chosen).toMatch(/\boutput\b/);
+      expect(chosen).not.toMatch(/\bstart\b/);
+    } finally {
+      await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
