@@ -6,8 +6,9 @@ import type { Language } from './translate.ts';
  * translations (`file` → lima, archivo; `argument` → riña, argumento, discusión; `string` → serie, cadena,
  * cuerda), its general rules take the first, and a gloss of a software doc reads "ignorará limas y
  * directorios". The translation the developer tools' own Spanish catalogs use most with the word
- * (pipeline/text/lexicon/catalogs.ts) is chosen instead, among the dictionary's own, so the rest of the
- * pipeline still agrees and inflects it (`el archivo`, `los argumentos`).
+ * (pipeline/text/lexicon/catalogs.ts; the other way round for a Spanish question: `salida` → output, not start)
+ * is chosen instead, among the dictionary's own, so the rest of the pipeline still agrees and inflects it
+ * (`el archivo`, `los argumentos`).
  */
 
 /** `lemma<first tag>` of a source word (`file<n>`) → the target lemma chosen for it (`archivo`). */
@@ -74,7 +75,11 @@ export function buildChoices(units: readonly LookupUnit[], pairs: readonly TextP
   const postings = (sets: Set<string>[]) => {
     const index = new Map<string, number[]>();
     sets.forEach((set, i) => {
-      for (const w of set) index.set(w, [...(index.get(w) ?? []), i]);
+      for (const w of set) {
+        const list = index.get(w);
+        if (list) list.push(i);
+        else index.set(w, [i]);
+      }
     });
     return index;
   };
