@@ -173,7 +173,7 @@ describe('accents with the real analyser (Apertium)', () => {
       const a = await piped.analyse(words, 'es', 'en');
       expect(a).toEqual(await oneShot.analyse(words, 'es', 'en'));
       expect(a.get('lanzo')).toEqual(['lanzar<vblex><pri><p1><sg>']);
-      expect(await (piped as unknown as { analysers: Map<string, Promise<unknown>> }).analysers.get('spa-eng')).toBeDefined();
+      expect(await (piped as unknown as { parts: Map<string, Map<string, Promise<unknown>>> }).parts.get('analyser')?.get('spa-eng')).toBeDefined();
     } finally {
       await piped.close();
     }
