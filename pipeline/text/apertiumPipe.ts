@@ -8,12 +8,17 @@ import { promisify } from 'node:util';
  */
 export type PipePart = 'translation' | 'analyser' | 'lookup' | 'generation';
 
+/** Whether a stage of a mode is its bilingual lookup (`lt-proc -b …autobil.bin`, `-z` or not). */
+export function isBilingualLookup(stage: string): boolean {
+  return /^lt-proc\b.*\s-b\s/.test(stage.trim());
+}
+
 /** The stages of a pipeline (`a | b | c`) that `part` runs; empty when the mode has no such stages. */
 export function partStages(pipeline: string, part: PipePart): string {
   const stages = pipeline.split('|').map((st) => st.trim());
   if (part === 'translation') return stages.join(' | ');
   if (part === 'analyser') return /^lt-proc\b/.test(stages[0] ?? '') ? stages[0]! : '';
-  const lookup = stages.findIndex((st) => /^lt-proc\b.*\s-b\s/.test(st));
+  const lookup = stages.findIndex(isBilingualLookup);
   if (lookup < 0 || lookup === stages.length - 1) return '';
   return (part === 'lookup' ? stages.slice(0, lookup + 1) : stages.slice(lookup + 1)).join(' | ');
 }

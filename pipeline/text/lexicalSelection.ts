@@ -20,12 +20,18 @@ export interface LookupUnit {
   targets: string[];
 }
 
+/** A lexical unit of Apertium's stream (`^…$`, escapes inside), its body captured. */
+const UNIT = /\^((?:\\.|[^$\\])*)\$/g;
+
+/** A unit's body split at its unescaped slashes: the source analysis, then the targets. */
+function unitOf(body: string): LookupUnit {
+  const [source, ...targets] = body.split(/(?<!\\)\//);
+  return { source: source!, targets };
+}
+
 /** The units of a bilingual lookup's output (`^file<n><sg>/lima<n><f><sg>/archivo<n><m><sg>$`). Pure. */
 export function lookupUnits(stream: string): LookupUnit[] {
-  return [...stream.matchAll(/\^((?:\\.|[^$\\])*)\$/g)].map((m) => {
-    const [source, ...targets] = m[1]!.split(/(?<!\\)\//);
-    return { source: source!, targets };
-  });
+  return [...stream.matchAll(UNIT)].map((m) => unitOf(m[1]!));
 }
 
 /** A unit's lemma, lower-case, without tags or multiword marks (`jump# over<vblex>` → `jump over`). */
@@ -45,10 +51,10 @@ export function selectionKey(analysis: string): string | undefined {
  * with that one alone (the stages after the lookup then take it, as they would have taken the first). Pure.
  */
 export function selectAlternatives(stream: string, choices: SelectionChoices): string {
-  return stream.replace(/\^((?:\\.|[^$\\])*)\$/g, (unit, body: string) => {
-    const [source, ...targets] = body.split(/(?<!\\)\//);
+  return stream.replace(UNIT, (unit, body: string) => {
+    const { source, targets } = unitOf(body);
     if (targets.length < 2) return unit;
-    const key = selectionKey(source!);
+    const key = selectionKey(source);
     const chosen = key === undefined ? undefined : choices[key];
     const target = chosen === undefined ? undefined : targets.find((t) => lemmaOf(t) === chosen);
     return target === undefined ? unit : `^${source}/${target}$`;
@@ -85,17 +91,15 @@ export function buildChoices(units: readonly LookupUnit[], pairs: readonly TextP
   };
   const source = postings(pairs.map((p) => stems(p.source, from)));
   const target = postings(pairs.map((p) => stems(p.translation, to)));
-  const together = (s: string, t: string) => {
-    const a = new Set(source.get(s) ?? []);
-    return (target.get(t) ?? []).filter((i) => a.has(i)).length;
-  };
+  // How many pairs hold a target stem beside the source stem's pairs.
+  const together = (withSource: ReadonlySet<number>, t: string) => (target.get(t) ?? []).filter((i) => withSource.has(i)).length;
   const choices: Record<string, string> = {};
   for (const unit of units) {
     const key = selectionKey(unit.source);
     const targets = [...new Set(unit.targets.filter((t) => !/^[*@#]/.test(t)).map(lemmaOf))];
     if (key === undefined || targets.length < 2 || key in choices) continue;
-    const s = stem(lemmaOf(unit.source).split(' ')[0]!, from);
-    const counts = targets.map((t) => together(s, stem(t.split(' ')[0]!, to)));
+    const withSource = new Set(source.get(stem(lemmaOf(unit.source).split(' ')[0]!, from)) ?? []);
+    const counts = targets.map((t) => together(withSource, stem(t.split(' ')[0]!, to)));
     const best = counts.indexOf(Math.max(...counts));
     if (best > 0 && counts[best]! >= minCount && counts[best]! > counts[0]!) choices[key] = targets[best]!;
   }

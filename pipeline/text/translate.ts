@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApertiumPipe, partStages, type PipePart } from './apertiumPipe.ts';
+import { ApertiumPipe, isBilingualLookup, partStages, type PipePart } from './apertiumPipe.ts';
 import { selectAlternatives, type SelectionChoices } from './lexicalSelection.ts';
 
 /**
@@ -254,14 +254,9 @@ export class ApertiumTranslator implements Translator {
 
   /** The stages of a mode up to its bilingual lookup (`lt-proc -b …autobil.bin`), from its `.mode` file. */
   private async bilingualStages(mode: string): Promise<string> {
-    const file = path.join(this.modesDir, `${mode}.mode`);
-    const stages = await this.modeStages(mode);
-    const end = stages.findIndex((st) => /lt-proc\s+-b\b/.test(st));
-    if (end < 0) throw new Error(`${file}: no bilingual lookup stage (lt-proc -b) in the mode`);
-    return stages
-      .slice(0, end + 1)
-      .map((st) => st.replace(/\$\d/g, ''))
-      .join(' | ');
+    const stages = partStages((await this.modeStages(mode)).join(' | '), 'lookup');
+    if (!stages) throw new Error(`${path.join(this.modesDir, `${mode}.mode`)}: no bilingual lookup stage (lt-proc -b) in the mode`);
+    return stages.replace(/\$\d/g, '');
   }
 
   /** The stages of a mode's pipeline, from its `.mode` file. */
@@ -291,11 +286,9 @@ export class ApertiumTranslator implements Translator {
 
   async lookup(analyses: readonly string[], from: Language, to: Language): Promise<string> {
     const mode = `${APERTIUM_CODES[from]}-${APERTIUM_CODES[to]}`;
-    const stages = await this.modeStages(mode);
-    const bidix = stages.find((st) => /^lt-proc\b.*\s-b\s/.test(st));
-    if (!bidix) throw new Error(`apertium ${mode}: no bilingual lookup stage (lt-proc -b) in the mode`);
+    const bidix = (await this.bilingualStages(mode)).split(' | ').find(isBilingualLookup)!;
     const input = analyses.map((a) => `^${a}$`).join('\n');
-    return this.withInput(`${input}\n`, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${bidix.replace(/\$\d/g, '')}`, file], `apertium ${mode} (bilingual lookup)`));
+    return this.withInput(`${input}\n`, (file) => this.spawnProcess('sh', ['-c', `cat "$0" | ${bidix}`, file], `apertium ${mode} (bilingual lookup)`));
   }
 
   private run(mode: string, input: string): Promise<string> {
