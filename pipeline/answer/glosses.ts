@@ -1,7 +1,5 @@
-import path from 'node:path';
-import { findRoot } from '../config/load.ts';
 import type { CitaConfig } from '../config/schema.ts';
-import { readLexicon } from '../text/lexicon/lexicon.ts';
+import { configuredLexicon } from '../text/lexicon/lexicon.ts';
 import type { SelectionChoices } from '../text/lexicalSelection.ts';
 import type { Language, Translator } from '../text/translate.ts';
 import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
@@ -74,5 +72,5 @@ export function askedTerms(question: string, translation: string, analyses: Read
  */
 export function glossChoicesFor(config: Pick<CitaConfig, 'answer' | 'languages'>): SelectionChoices | undefined {
   if (config.answer.glossSenses !== 'catalogs' || config.languages.corpus !== 'en') return undefined;
-  return readLexicon(path.resolve(findRoot(), config.languages.lexicon))?.glosses?.choices;
+  return configuredLexicon(config)?.glosses?.choices;
 }

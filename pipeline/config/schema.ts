@@ -302,6 +302,10 @@ export const configSchema = z
             // the translation's chrF against the English twins +0.3 / +0.4 (dev / held out, p ≈ 0.02), docs questions
             // of five repositories a question better or the same on each metric of both halves (README, Languages).
             translatorSenses: z.enum(['none', 'catalogs']).default('catalogs'),
+            // A word of the question the translator does not know (`descarto`, `complementos`, `formatear`: left in Spanish,
+            // which no English doc holds) takes the lexicon's likeliest sense (`lexicon`, of at least `senseMin`; made by
+            // `npm run setup` into `languages.lexicon`), or is left `as-is`.
+            unknownWords: z.enum(['as-is', 'lexicon']).default('as-is'),
           })
           .strict()
           .prefault({}),

@@ -5,7 +5,7 @@ import type { Purpose } from '../instance.ts';
 import type { Store } from '../store/store.ts';
 import { restoreAccents, wordsToAnalyse, type RestoredAccents } from '../text/accents.ts';
 import type { SelectionChoices } from '../text/lexicalSelection.ts';
-import { readLexicon } from '../text/lexicon/lexicon.ts';
+import { configuredLexicon, unknownWordChoices } from '../text/lexicon/lexicon.ts';
 import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate.ts';
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
 import { docsCompounds } from './compounds.ts';
@@ -32,6 +32,8 @@ export interface Translation {
   phrases?: string[];
   /** Words of the translator's that `text` has with the sense the docs prefer in their place (`retrieval.crossLingual.senses: replace`). */
   replaced?: { from: string; to: string }[];
+  /** Words of the question the translator does not know, and the lexicon sense `text` has in their place (`retrieval.crossLingual.unknownWords: lexicon`). */
+  unknown?: { from: string; to: string }[];
   /**
    * The language model's translation (`retrieval.crossLingual.model`), searched beside this one: `text`, or
    * nothing when the question is too long for it, or `error` when it could not run (the question is still searched).
@@ -97,13 +99,31 @@ async function restoredAccents(question: string, language: Language, to: Languag
 }
 
 /**
- * The catalogs' choices among the translator's dictionary translations for a Spanish question
- * (`retrieval.crossLingual.translatorSenses: catalogs`; `salida` → output, not start: pipeline/text/lexicalSelection.ts),
- * from the lexicon `npm run setup` makes; undefined (the translator's own) otherwise or without them.
+ * The choices the translator makes for a Spanish question, from the lexicon `npm run setup` makes: among its dictionary's
+ * translations, the catalogs' (`retrieval.crossLingual.translatorSenses: catalogs`; `salida` → output, not start:
+ * pipeline/text/lexicalSelection.ts), and for the words it does not know, the lexicon's likeliest sense
+ * (`unknownWords: lexicon`; `descarto` → discard); undefined (the translator's own) otherwise or without them. The
+ * unknown words' choices are also returned alone, for the route. An analyser that fails leaves them out.
  */
-function questionChoices(config: Pick<CitaConfig, 'languages' | 'retrieval'>, from: Language, to: Language): SelectionChoices | undefined {
-  if (config.retrieval.crossLingual.translatorSenses !== 'catalogs' || from !== 'es' || to !== 'en') return undefined;
-  return readLexicon(path.resolve(findRoot(), config.languages.lexicon))?.questions?.choices;
+async function questionChoices(
+  config: Pick<CitaConfig, 'languages' | 'retrieval'>,
+  question: string,
+  from: Language,
+  to: Language,
+  t: Translator,
+): Promise<{ choices?: SelectionChoices; unknown?: Record<string, string> }> {
+  const { translatorSenses, unknownWords, senseMin } = config.retrieval.crossLingual;
+  if (from !== 'es' || to !== 'en' || (translatorSenses !== 'catalogs' && unknownWords !== 'lexicon')) return {};
+  const lexicon = configuredLexicon(config);
+  const catalogs = translatorSenses === 'catalogs' ? lexicon?.questions?.choices : undefined;
+  if (unknownWords !== 'lexicon' || !lexicon || !t.analyse) return catalogs ? { choices: catalogs } : {};
+  const words = [...new Set(question.match(/\p{L}+/gu) ?? [])];
+  const unknown = await t.analyse(words, from, to).then(
+    (analyses) => unknownWordChoices(analyses, lexicon, senseMin),
+    () => ({}),
+  );
+  if (Object.keys(unknown).length === 0) return catalogs ? { choices: catalogs } : {};
+  return { choices: { ...catalogs, ...unknown }, unknown };
 }
 
 async function apertiumTranslation(
@@ -117,18 +137,22 @@ async function apertiumTranslation(
   const base = { from: language, to, translator: t.id };
   try {
     const expand = config.retrieval.crossLingual.bm25 === 'expanded' && t.alternatives !== undefined;
-    const chosen = questionChoices(config, language, to);
+    const { choices: chosen, unknown } = await questionChoices(config, question, language, to, t);
     const [text, alternatives] = await Promise.all([t.translate(question, language, to, [], chosen), expand ? t.alternatives!(question, language, to) : Promise.resolve(undefined)]);
+    // The unknown words the translation shows with their sense (a word held out as code is not translated).
+    const given = Object.entries(unknown ?? {})
+      .filter(([, sense]) => new RegExp(`(?<!\\p{L})${sense}(?!\\p{L})`, 'iu').test(text))
+      .map(([key, sense]) => ({ from: key.slice(1), to: sense }));
+    const named = given.length ? { ...base, unknown: given } : base;
     const disambiguate = config.retrieval.crossLingual.bm25 === 'disambiguated';
     const compounds = config.retrieval.crossLingual.phrases === 'compounds';
-    if (!disambiguate && !compounds) return { ...base, text, ...(alternatives ? { alternatives } : {}) };
-    const file = path.resolve(findRoot(), config.languages.lexicon);
+    if (!disambiguate && !compounds) return { ...named, text, ...(alternatives ? { alternatives } : {}) };
     // The lexicon is Spanish → English.
     const paired = language === 'es' && to === 'en';
-    const lexicon = paired ? readLexicon(file) : undefined;
+    const lexicon = paired ? configuredLexicon(config) : undefined;
     if (!lexicon || !store) {
-      const why = !store ? 'no index to read the senses from' : paired ? `no lexicon at ${file} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
-      return { ...base, text, ...(alternatives ? { alternatives } : {}), warning: `${why}: the translation is searched alone` };
+      const why = !store ? 'no index to read the senses from' : paired ? `no lexicon at ${path.resolve(findRoot(), config.languages.lexicon)} (\`npm run setup\` builds it)` : `no lexicon for ${language} → ${to}`;
+      return { ...named, text, ...(alternatives ? { alternatives } : {}), warning: `${why}: the translation is searched alone` };
     }
     const deps = { lexicon, translator: t, store, minProbability: config.retrieval.crossLingual.senseMin };
     const choices = disambiguate ? await disambiguatedSenses(question, text, language, to, deps) : undefined;
@@ -136,7 +160,7 @@ async function apertiumTranslation(
     const senses = inPlace ? inPlace.beside : choices ? choices.map((c) => c.sense) : alternatives;
     const phrases = compounds ? await docsCompounds(question, language, to, deps) : [];
     return {
-      ...base,
+      ...named,
       text: inPlace?.text ?? text,
       ...(inPlace?.replaced.length ? { replaced: inPlace.replaced } : {}),
       ...(senses ? { alternatives: senses } : {}),
@@ -170,6 +194,7 @@ export function withoutModelTranslation<C extends Pick<CitaConfig, 'retrieval'>>
 export function sensesNotes(translation: Translation, crossLingual: Pick<CitaConfig['retrieval']['crossLingual'], 'bm25'>): string[] {
   return [
     ...(translation.accents ? [`accents put back before translating: ${translation.accents.restored.map((r) => `${r.from} → ${r.to}`).join(', ')}`] : []),
+    ...(translation.unknown?.length ? [`words the translator does not know, given the lexicon's sense: ${translation.unknown.map((r) => `${r.from} → ${r.to}`).join(', ')}`] : []),
     ...(translation.replaced?.length ? [`senses the docs prefer, put in place of the translator's: ${translation.replaced.map((r) => `${r.from} → ${r.to}`).join(', ')}`] : []),
     ...(crossLingual.bm25 === 'disambiguated' && translation.alternatives?.length ? [`senses the docs prefer, searched beside it: ${translation.alternatives.join(', ')}`] : []),
     ...(translation.phrases?.length ? [`compounds the docs use, searched as phrases: ${translation.phrases.join(', ')}`] : []),

@@ -11,7 +11,10 @@ import type { Language } from './translate.ts';
  * (`el archivo`, `los argumentos`).
  */
 
-/** `lemma<first tag>` of a source word (`file<n>`) → the target lemma chosen for it (`archivo`). */
+/**
+ * `lemma<first tag>` of a source word (`file<n>`) → the target lemma chosen for it (`archivo`); `*word` of a word
+ * the translator does not know (`unknownKey`) → the target word written in its place.
+ */
 export type SelectionChoices = Readonly<Record<string, string>>;
 
 /** A word of the bilingual lookup's output: its source analysis and its target alternatives, tags kept. */
@@ -48,17 +51,31 @@ export function selectionKey(analysis: string): string | undefined {
 
 /**
  * The bilingual lookup's output with each word that has several translations, and a choice among them, left
- * with that one alone (the stages after the lookup then take it, as they would have taken the first). Pure.
+ * with that one alone (the stages after the lookup then take it, as they would have taken the first); and each
+ * word it does not know, with a choice for it (`unknownKey`), written as that choice. Pure.
  */
 export function selectAlternatives(stream: string, choices: SelectionChoices): string {
   return stream.replace(UNIT, (unit, body: string) => {
     const { source, targets } = unitOf(body);
+    if (source.startsWith('*')) {
+      // A word the translator does not know passes through as written (`^*descarto/*descarto$`): a choice for it is written in its place.
+      const chosen = choices[unknownKey(source.slice(1))];
+      return chosen === undefined || !PLAIN.test(chosen) ? unit : `^${source}/*${chosen}$`;
+    }
     if (targets.length < 2) return unit;
     const key = selectionKey(source);
     const chosen = key === undefined ? undefined : choices[key];
     const target = chosen === undefined ? undefined : targets.find((t) => lemmaOf(t) === chosen);
     return target === undefined ? unit : `^${source}/${target}$`;
   });
+}
+
+/** A word a choice can put in the stream as it is: letters, an inner hyphen or apostrophe (nothing the stream reserves). */
+const PLAIN = /^\p{L}+(?:['-]\p{L}+)*$/u;
+
+/** The key of a choice for a word the translator does not know, by its lower-case spelling (`Descarto` → `*descarto`). */
+export function unknownKey(word: string): string {
+  return `*${word.toLowerCase()}`;
 }
 
 /** A translated message: its source-language and target-language text. */

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { findRoot } from '../../config/load.ts';
+import type { CitaConfig } from '../../config/schema.ts';
 import { stem } from '../analysis.ts';
-import { buildChoices, lookupUnits } from '../lexicalSelection.ts';
+import { buildChoices, lookupUnits, unknownKey } from '../lexicalSelection.ts';
 import type { Language, Translator } from '../translate.ts';
 import { catalogPairs } from './catalogs.ts';
 import type { MessagePair } from './mo.ts';
@@ -89,6 +91,27 @@ const loaded = new Map<string, SenseLexicon | undefined>();
 export function readLexicon(file: string): SenseLexicon | undefined {
   if (!loaded.has(file)) loaded.set(file, fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as SenseLexicon) : undefined);
   return loaded.get(file);
+}
+
+/** The lexicon `languages.lexicon` names (relative to the project root), read once per process; undefined when there is none. */
+export function configuredLexicon(config: Pick<CitaConfig, 'languages'>): SenseLexicon | undefined {
+  return readLexicon(path.resolve(findRoot(), config.languages.lexicon));
+}
+
+/**
+ * Choices for the words the translator does not know (`analyses`: the translator's analyser's, none for such a
+ * word): each one's likeliest lexicon sense of at least `min` probability (`descartar` → discard, `complementos` →
+ * plugin), unless that is the word itself (`pytest`, `fixture`); keyed as `selectAlternatives` reads them. Pure.
+ */
+export function unknownWordChoices(analyses: ReadonlyMap<string, readonly string[]>, lexicon: SenseLexicon, min: number): Record<string, string> {
+  const choices: Record<string, string> = {};
+  for (const [word, readings] of analyses) {
+    if (readings.length > 0) continue;
+    const lower = word.toLowerCase();
+    const sense = sensesOf(lexicon, lower, min)[0];
+    if (sense !== undefined && sense !== lower) choices[unknownKey(lower)] = sense;
+  }
+  return choices;
 }
 
 /** A Spanish word's senses of at least `min` probability, as written or else by stem. */
