@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { partStages } from '../pipeline/text/apertiumPipe.ts';
-import { buildChoices, lookupUnits, selectAlternatives, selectionKey } from '../pipeline/text/lexicalSelection.ts';
+import { buildChoices, lookupUnits, selectAlternatives, selectionKey, unknownKey } from '../pipeline/text/lexicalSelection.ts';
 import { catalogChoices } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
-import { translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
-import { writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
+import { sensesNotes, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
+import { unknownWordChoices, writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import { apertiumTest } from './support/apertium.ts';
 
 const itApertium = apertiumTest('eng-spa');
@@ -36,6 +36,32 @@ describe('lexical selection by the catalogs', () => {
     // A choice the dictionary does not offer, or a word of another part of speech, changes nothing.
     expect(selectAlternatives(LOOKED, { 'file<n>': 'fichero', 'file<vblex>': 'archivar' })).toBe(LOOKED);
     expect(selectAlternatives(LOOKED, {})).toBe(LOOKED);
+  });
+
+  it('writes a word the translator does not know as the choice for it, and leaves the rest', () => {
+    // Apertium spa-eng's bilingual lookup of "descarto los repetidos": the unknown word passes through as written.
+    const looked = '^*Descarto/*Descarto$ ^el<det><def><m><pl>/the<det><def><m><pl>$ ^*repes/*repes$';
+    expect(selectAlternatives(looked, { [unknownKey('Descarto')]: 'discard' })).toBe('^*Descarto/*discard$ ^el<det><def><m><pl>/the<det><def><m><pl>$ ^*repes/*repes$');
+    // Nothing the stream reserves is written into it.
+    expect(selectAlternatives(looked, { '*descarto': 'dis$card', '*repes': 'a/b' })).toBe(looked);
+    expect(selectAlternatives(looked, { 'descarto<vblex>': 'discard' })).toBe(looked);
+  });
+
+  it("gives the words the analyser does not know the lexicon's likeliest sense, not the word itself", () => {
+    const lexicon = {
+      pairs: 3,
+      words: { complementos: [['plugin', 0.39] as [string, number], ['needed', 0.38] as [string, number]], fixture: [['fixture', 0.9] as [string, number]], raro: [['odd', 0.1] as [string, number]] },
+      stems: { descart: [['discard', 0.65] as [string, number]] },
+    };
+    const analyses = new Map([
+      ['complementos', []],
+      ['Descarto', []],
+      ['fixture', []],
+      ['raro', []],
+      ['salida', ['salida<n><f><sg>']],
+    ]);
+    expect(unknownWordChoices(analyses, lexicon, 0.3)).toEqual({ '*complementos': 'plugin', '*descarto': 'discard' });
+    expect(unknownWordChoices(analyses, lexicon, 0.05)).toEqual({ '*complementos': 'plugin', '*descarto': 'discard', '*raro': 'odd' });
   });
 
   it('chooses the translation the catalogs use most with the word, over the first only when clearly used more', () => {
@@ -91,6 +117,34 @@ describe('lexical selection by the catalogs', () => {
       const chosen = (await translateQuestion(configWith('catalogs'), question, 'es', t))?.text;
       expect(chosen).toMatch(/\boutput\b/);
       expect(chosen).not.toMatch(/\bstart\b/);
+    } finally {
+      await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  itSpaEng("puts the lexicon's sense in place of a word the translator does not know under retrieval.crossLingual.unknownWords: lexicon", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cita-unknown-words-'));
+    const t = new ApertiumTranslator();
+    try {
+      const lexicon = path.join(dir, 'lexicon.json');
+      writeLexicon(lexicon, { pairs: 1, words: { descarto: [['discard', 0.8]] }, stems: {}, questions: { by: 'apertium test', choices: { 'salida<n>': 'output' } } });
+      const configWith = (unknownWords: 'as-is' | 'lexicon') =>
+        ({
+          languages: { ...configSchema.shape.languages.parse({}), lexicon },
+          retrieval: {
+            crossLingual: { bm25: 'translated', dense: 'original', phrases: 'none', model: 'none', accents: 'as-asked', translatorSenses: 'catalogs', senseMin: 0.3, unknownWords },
+          },
+        }) as unknown as Pick<CitaConfig, 'languages' | 'retrieval'>;
+      // `descarto` is not in Apertium's Spanish dictionary; in backticks it is code, held out as written.
+      const question = '¿Cómo descarto el código de salida 5 con `descarto`?';
+      const asIs = await translateQuestion(configWith('as-is'), question, 'es', t);
+      expect(asIs?.text).toMatch(/How descarto\b/);
+      expect(asIs?.unknown).toBeUndefined();
+      const given = await translateQuestion(configWith('lexicon'), question, 'es', t);
+      expect(given?.text).toMatch(/\bdiscard\b.*\boutput\b.*`descarto`/);
+      expect(given?.unknown).toEqual([{ from: 'descarto', to: 'discard' }]);
+      expect(sensesNotes(given!, { bm25: 'translated' })).toContain("words the translator does not know, given the lexicon's sense: descarto → discard");
     } finally {
       await t.close();
       fs.rmSync(dir, { recursive: true, force: true });
