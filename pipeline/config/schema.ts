@@ -274,7 +274,7 @@ export const configSchema = z
         crossLingual: z
           .object({
             // `disambiguated` since 2026-12-03: held out, pytest's Spanish Recall@5 60.4 → 65.4, answered right
-            // 63.5 → 69.8 (6 wins, 1 loss), Black and Flask unchanged, English untouched (README, Languages).
+            // 63.5 → 69.8 (6 wins, 1 loss), Black and Flask unchanged, English untouched (docs/languages.md).
             bm25: z.enum(['translated', 'original', 'both', 'expanded', 'disambiguated']).default('disambiguated'),
             dense: z.enum(['translated', 'original', 'both']).default('original'),
             alpha: z.number().min(0).max(1).optional(),
@@ -290,7 +290,7 @@ export const configSchema = z
             // A second translation by a language model (`languages.modelTranslator`): `dense` adds its vector to the
             // dense side's mean, `both` also searches its words with BM25; `none`: not run. `dense` since 2026-12-03:
             // docs questions of five repositories, Spanish file Recall@5 dev 80.8 → 84.7, held out 82.8 → 85.6,
-            // answered right held out 82.8 → 86.2, English untouched (README, Languages).
+            // answered right held out 82.8 → 86.2, English untouched (docs/languages.md).
             model: z.enum(['none', 'dense', 'both']).default('dense'),
             // A Spanish question typed without its accents (`como salto un test si no esta instalada una libreria`) has
             // them put back before it is translated (`restore`; pipeline/text/accents.ts), from what the translator's
@@ -300,7 +300,7 @@ export const configSchema = z
             // developer tools' catalogs use most (`salida` → output, not start; pipeline/text/lexicalSelection.ts, made by
             // `npm run setup` into `languages.lexicon`), or `none`, the translator's own. `catalogs` since 2026-12-05:
             // the translation's chrF against the English twins +0.3 / +0.4 (dev / held out, p ≈ 0.02), docs questions
-            // of five repositories a question better or the same on each metric of both halves (README, Languages).
+            // of five repositories a question better or the same on each metric of both halves (docs/languages.md).
             translatorSenses: z.enum(['none', 'catalogs']).default('catalogs'),
             // A word of the question the translator does not know (`descarto`, `complementos`, `formatear`: left in Spanish,
             // which no English doc holds) takes the lexicon's likeliest sense (`lexicon`, of at least `senseMin`; made by
@@ -454,7 +454,7 @@ export const configSchema = z
             /**
              * extractive: reStructuredText's indented prose — the bodies of `.. warning::`, `.. confval::`, `.. attribute::`,
              * definition lists and block quotes — is quoted as prose (`prose`) or read as code (`code`), as
-             * Markdown's indented code blocks are. Default `prose` (README, Languages).
+             * Markdown's indented code blocks are. Default `prose` (docs/languages.md).
              */
             rstBodies: z.enum(['prose', 'code']).optional(),
             /** extractive: an inline literal (``--lf``) counts as a word of a sentence (`words`, default) or against its being prose (`code`). */

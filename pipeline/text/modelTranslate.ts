@@ -80,7 +80,7 @@ export function modelTranslatorOptions(settings: CitaConfig['languages']['modelT
 export class ModelTranslator {
   readonly id: string;
   private loading: Promise<TextModel> | undefined;
-  /** The backend of the model once open (`TextModel.backend`): reports say which CPU backend rendered (README, Languages). */
+  /** The backend of the model once open (`TextModel.backend`): reports say which CPU backend rendered (docs/languages.md). */
   backend: string | undefined;
 
   constructor(

@@ -126,7 +126,7 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   answerTypes: 'check',
   // prose, words, asked: over five repositories' docs questions the answer quotes the reference line more often, held out
   // 35.1 → 40.8% (en 37.9 → 43.7, es 32.2 → 37.9; dev 38.5 → 42.0), both splits 36.8 → 41.4 (p_Holm 0.009), answered
-  // right 91.7 → 92.0, first cited file 72.7 → 72.1 (README, Languages).
+  // right 91.7 → 92.0, first cited file 72.7 → 72.1 (docs/languages.md).
   rstBodies: 'prose',
   literals: 'words',
   command: 'asked',

@@ -55,7 +55,7 @@ export class LocalGgufGenerator implements Generator {
   /**
    * The CPU features of the llama.cpp backend that runs the model, once loaded (`cpuBackend`): the prebuilt binaries
    * carry one backend per instruction set and load the best the machine has, and each sums in its own order, so the
-   * same prompt can continue differently on another CPU (README, Languages).
+   * same prompt can continue differently on another CPU (docs/languages.md).
    */
   backend: string | undefined;
   /** Text continuation's completion and the context's sequence it holds between calls (continueText). */
