@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickDefinition, writtenNames } from '../pipeline/answer/namedLookups.ts';
+import { definitionsMeant, pickDefinition, writtenNames } from '../pipeline/answer/namedLookups.ts';
 import type { Chunk } from '../pipeline/types.ts';
 
 /** A code chunk defining `symbol` in `path`. */
@@ -59,5 +59,24 @@ describe('pickDefinition', () => {
   it('keeps a single unqualified definition as the store gave it, and has none to give for none', () => {
     expect(pickDefinition({ name: 'raises' }, [RAISES], noSearch)).toBe(RAISES);
     expect(pickDefinition({ name: 'raises' }, [], noSearch)).toBeUndefined();
+  });
+});
+
+describe('definitionsMeant', () => {
+  const STR = def('src/_pytest/pytester.py', 'LineMatcher.str');
+  const OPEN = def('src/click/utils.py', 'open');
+  const FORMAT_TS = def('web/format.ts', 'Printer.format');
+
+  it("does not take a method for a bare name of Python's builtins: `str()` is the language's", () => {
+    expect(definitionsMeant({ name: 'str' }, [STR])).toEqual([]);
+    // A module-level definition of the name itself is the project's own; another language's definitions are kept.
+    expect(definitionsMeant({ name: 'open' }, [def('src/click/termui.py', 'Editor.open'), OPEN])).toEqual([OPEN]);
+    expect(definitionsMeant({ name: 'format' }, [FORMAT_TS])).toEqual([FORMAT_TS]);
+  });
+
+  it('looks a qualified builtin name, and any other name, up as before', () => {
+    const [, str] = writtenNames(['LineMatcher.str', 'str']);
+    expect(definitionsMeant(str!, [STR])).toEqual([STR]);
+    expect(definitionsMeant({ name: 'getitem' }, [LEGACY, PYTESTER])).toEqual([LEGACY, PYTESTER]);
   });
 });

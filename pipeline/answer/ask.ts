@@ -18,7 +18,7 @@ import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
 import { askedTerms, glossChoicesFor, glossQuotes, ownNames } from './glosses.ts';
-import { frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
+import { definitionsMeant, frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
 import { docsFirstMove, lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, supportMoves, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
@@ -196,7 +196,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     for (const written of writtenNames(hopNames.length > 0 ? hopNames : route.lookups.symbols)) {
       if (named.length >= SYMBOL_LOOKUPS) break;
       if (searched && written.fallbackOf !== undefined && foundNames.has(written.fallbackOf)) continue;
-      const chunks = await store.lookupSymbol(written.name);
+      const chunks = definitionsMeant(written, await store.lookupSymbol(written.name));
       const chunk = searched ? pickDefinition(written, chunks, searchedFiles) : chunks[0];
       if (!chunk) continue;
       named.push({ chunk, scores: { collection: chunk.collection, fused: 1, bm25: null, dense: null, via: 'lookup' } });

@@ -28,6 +28,38 @@ export function writtenNames(symbols: readonly string[]): WrittenName[] {
   });
 }
 
+/** Python's builtins (`dir(builtins)` of Python 3.11, dunder names left out). */
+const PYTHON_BUILTINS = new Set(
+  (
+    'ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup BlockingIOError BrokenPipeError BufferError ' +
+    'BytesWarning ChildProcessError ConnectionAbortedError ConnectionError ConnectionRefusedError ConnectionResetError ' +
+    'DeprecationWarning EOFError Ellipsis EncodingWarning EnvironmentError Exception ExceptionGroup False FileExistsError ' +
+    'FileNotFoundError FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError ' +
+    'IndexError InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError ' +
+    'NameError None NotADirectoryError NotImplemented NotImplementedError OSError OverflowError PendingDeprecationWarning ' +
+    'PermissionError ProcessLookupError RecursionError ReferenceError ResourceWarning RuntimeError RuntimeWarning ' +
+    'StopAsyncIteration StopIteration SyntaxError SyntaxWarning SystemError SystemExit TabError TimeoutError True TypeError ' +
+    'UnboundLocalError UnicodeDecodeError UnicodeEncodeError UnicodeError UnicodeTranslateError UnicodeWarning UserWarning ' +
+    'ValueError Warning ZeroDivisionError abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr ' +
+    'classmethod compile complex copyright credits delattr dict dir divmod enumerate eval exec exit filter float format ' +
+    'frozenset getattr globals hasattr hash help hex id input int isinstance issubclass iter len license list locals map max ' +
+    'memoryview min next object oct open ord pow print property quit range repr reversed round set setattr slice sorted ' +
+    'staticmethod str sum super tuple type vars zip'
+  ).split(' '),
+);
+
+/**
+ * The definitions a written name can mean. A bare name of Python's builtins (`str()`, `format`, `open`) is the
+ * language's: of Python's definitions only one of the name itself at a module's top level (a project's own
+ * `open()`) can be meant, never a method that shares the name (pytest #5413's "str() on the pytest.raises context
+ * variable" looked up `LineMatcher.str`, and its answer listed pytester.py); a qualified one (`LineMatcher.str`) is
+ * looked up as written. Other languages' definitions are kept. Pure.
+ */
+export function definitionsMeant(written: WrittenName, definitions: readonly Chunk[]): readonly Chunk[] {
+  if (written.qualifier !== undefined || !PYTHON_BUILTINS.has(written.name)) return definitions;
+  return definitions.filter((d) => !/\.pyi?$/.test(d.citation.path ?? '') || d.citation.symbol === written.name);
+}
+
 /** A word of a qualifier or path as compared: lower case, leading underscores off (`_pytest` → `pytest`). */
 const word = (s: string) => s.toLowerCase().replace(/^_+/, '');
 
