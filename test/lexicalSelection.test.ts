@@ -50,7 +50,12 @@ describe('lexical selection by the catalogs', () => {
   it("gives the words the analyser does not know the lexicon's likeliest sense, not the word itself", () => {
     const lexicon = {
       pairs: 3,
-      words: { complementos: [['plugin', 0.39] as [string, number], ['needed', 0.38] as [string, number]], fixture: [['fixture', 0.9] as [string, number]], raro: [['odd', 0.1] as [string, number]] },
+      words: {
+        complementos: [['plugin', 0.39] as [string, number], ['needed', 0.38] as [string, number]],
+        fixture: [['fixture', 0.9] as [string, number]],
+        raro: [['odd', 0.1] as [string, number]],
+        cmasmas: [['c++', 0.9] as [string, number]],
+      },
       stems: { descart: [['discard', 0.65] as [string, number]] },
     };
     const analyses = new Map([
@@ -58,6 +63,7 @@ describe('lexical selection by the catalogs', () => {
       ['Descarto', []],
       ['fixture', []],
       ['raro', []],
+      ['cmasmas', []],
       ['salida', ['salida<n><f><sg>']],
     ]);
     expect(unknownWordChoices(analyses, lexicon, 0.3)).toEqual({ '*complementos': 'plugin', '*descarto': 'discard' });

@@ -60,7 +60,7 @@ export function selectAlternatives(stream: string, choices: SelectionChoices): s
     if (source.startsWith('*')) {
       // A word the translator does not know passes through as written (`^*descarto/*descarto$`): a choice for it is written in its place.
       const chosen = choices[unknownKey(source.slice(1))];
-      return chosen === undefined || !PLAIN.test(chosen) ? unit : `^${source}/*${chosen}$`;
+      return chosen === undefined || !isWritable(chosen) ? unit : `^${source}/*${chosen}$`;
     }
     if (targets.length < 2) return unit;
     const key = selectionKey(source);
@@ -70,8 +70,10 @@ export function selectAlternatives(stream: string, choices: SelectionChoices): s
   });
 }
 
-/** A word a choice can put in the stream as it is: letters, an inner hyphen or apostrophe (nothing the stream reserves). */
-const PLAIN = /^\p{L}+(?:['-]\p{L}+)*$/u;
+/** Whether a choice can be put in the stream as it is: letters, an inner hyphen or apostrophe (nothing the stream reserves). */
+export function isWritable(word: string): boolean {
+  return /^\p{L}+(?:['-]\p{L}+)*$/u.test(word);
+}
 
 /** The key of a choice for a word the translator does not know, by its lower-case spelling (`Descarto` → `*descarto`). */
 export function unknownKey(word: string): string {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { findRoot } from '../../config/load.ts';
 import type { CitaConfig } from '../../config/schema.ts';
 import { stem } from '../analysis.ts';
-import { buildChoices, lookupUnits, unknownKey } from '../lexicalSelection.ts';
+import { buildChoices, isWritable, lookupUnits, unknownKey } from '../lexicalSelection.ts';
 import type { Language, Translator } from '../translate.ts';
 import { catalogPairs } from './catalogs.ts';
 import type { MessagePair } from './mo.ts';
@@ -101,7 +101,7 @@ export function configuredLexicon(config: Pick<CitaConfig, 'languages'>): SenseL
 /**
  * Choices for the words the translator does not know (`analyses`: the translator's analyser's, none for such a
  * word): each one's likeliest lexicon sense of at least `min` probability (`descartar` → discard, `complementos` →
- * plugin), unless that is the word itself (`pytest`, `fixture`); keyed as `selectAlternatives` reads them. Pure.
+ * plugin), unless that is the word itself (`pytest`, `fixture`) or not a plain word; keyed as `selectAlternatives` reads them. Pure.
  */
 export function unknownWordChoices(analyses: ReadonlyMap<string, readonly string[]>, lexicon: SenseLexicon, min: number): Record<string, string> {
   const choices: Record<string, string> = {};
@@ -109,7 +109,7 @@ export function unknownWordChoices(analyses: ReadonlyMap<string, readonly string
     if (readings.length > 0) continue;
     const lower = word.toLowerCase();
     const sense = sensesOf(lexicon, lower, min)[0];
-    if (sense !== undefined && sense !== lower) choices[unknownKey(lower)] = sense;
+    if (sense !== undefined && sense !== lower && isWritable(sense)) choices[unknownKey(lower)] = sense;
   }
   return choices;
 }
