@@ -120,7 +120,7 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // both: 4 more Spanish answers right over the dev and held-out halves of pytest, none fewer (Black
   // unchanged; not significant): the question's own words where the translator got them wrong.
   meaningQuery: 'both',
-  // skip: 7 of 200 dev answers changed, no metric moved (dev A/B, README Answers): the docs' own questions
+  // skip: 7 of 200 dev answers changed, no metric moved (dev A/B, docs/answers.md): the docs' own questions
   // ("So how exactly does Flask handle uploads?") came closest to the user's and answered nothing.
   questionSentences: 'skip',
   answerTypes: 'check',
