@@ -273,7 +273,7 @@ describe.skipIf(!int8Present && !inCi)('e5 int8 (embedding.precision: int8) vs f
     expect(fp32.id).toBe(`intfloat/multilingual-e5-small@onnx-model:${pinOf(MODELS.e5onnx.modelFile).slice(0, 12)}`);
   });
 
-  // Over the 3,956 pytest chunks: median cosine 0.9964, minimum 0.988 (README "Model").
+  // Over the 3,956 pytest chunks: median cosine 0.9964, minimum 0.988 (docs/model.md).
   it('gives vectors close to fp32 (cosine ≥ 0.98 per text, not identical), as queries and as passages', async () => {
     const texts = [
       'How do I run only the tests that failed in the last run?',

@@ -258,7 +258,7 @@ export const configSchema = z
          * 0: every chunk matching any term is scored. `memoryMB`: the SQLite store keeps each phrase's
          * scored rows in memory until the next write, up to this much per collection, least recently
          * used first (pipeline/store/sqlite/ftsPostings.ts; Elasticsearch has its own caches).
-         * Defaults (config/defaults.yaml) and measurements: README.
+         * Defaults (config/defaults.yaml) and measurements: docs/store.md.
          */
         bm25: z.object({ maxTerms: z.number().int().min(0).max(10_000), commonCutoff: z.number().min(0), memoryMB: z.number().min(0) }).strict(),
         /**
@@ -361,7 +361,7 @@ export const configSchema = z
          * rendering, and the route says why) instead of the whole process, the next translation starts a new one,
          * and the server's process does not hold the model (node-llama-cpp runs it off the event loop either way).
          * `serve` (default): under `cita serve` only; `true`: everywhere; `false`: never. A question renders the
-         * same either way (one process serves them in turn). Cost: opening ~0.3 s slower, renderings the same (README).
+         * same either way (one process serves them in turn). Cost: opening ~0.3 s slower, renderings the same (docs/languages.md).
          */
         modelTranslator: z
           .object({
@@ -410,7 +410,7 @@ export const configSchema = z
             kind: z.enum(['extractive', 'openai', 'local']),
             /** extractive: choose sentences by `meaning` (the multilingual model; any language) or by shared words (`lexical`). */
             relevance: z.enum(['meaning', 'lexical']).default('meaning'),
-            /** extractive, by meaning: least relevance a quote needs (calibrated on the dev sets; see README). */
+            /** extractive, by meaning: least relevance a quote needs (calibrated on the dev sets; see docs/answers.md). */
             minRelevance: z.number().min(0).max(2).optional(),
             /** extractive, by meaning: for a question in another language than the sources, `minRelevance` less this much (default 0). */
             crossLingualDiscount: z.number().min(0).max(1).optional(),

@@ -21,7 +21,7 @@ export function bm25Options(config: CitaConfig): { bm25MaxTerms?: number; bm25Co
   return { bm25MaxTerms: maxTerms > 0 ? maxTerms : undefined, bm25CommonCutoff: commonCutoff > 0 ? commonCutoff : undefined };
 }
 
-/** Chunks in one collection past which the SQLite store is slow for a server (README, Store; #14 item 4). */
+/** Chunks in one collection past which the SQLite store is slow for a server (docs/store.md; #14 item 4). */
 export const SQLITE_LARGE_COLLECTION = 100_000;
 
 /**
@@ -38,7 +38,7 @@ export function scaleAdvice(config: CitaConfig, chunks: Partial<Record<string, n
   return (
     `${which}: past ${SQLITE_LARGE_COLLECTION.toLocaleString('en')} chunks a collection, the SQLite store's kNN scans every vector (~100 ms a question) ` +
     `and its BM25 reads a common word's rows the first time after each index change (hundreds of milliseconds), then keeps them in memory (retrieval.bm25.memoryMB, ${config.retrieval.bm25.memoryMB} MB a collection); ` +
-    'at this size use store.kind: elasticsearch (README, "SQLite\'s BM25 at 200,000 chunks")'
+    'at this size use store.kind: elasticsearch (docs/store.md, "SQLite\'s BM25 at 200,000 chunks")'
   );
 }
 

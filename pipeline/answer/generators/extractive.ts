@@ -108,7 +108,7 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   spread: 'pages',
   // 5 quotes, the first from 4 pages and the fifth by score (usually the best page's next sentence), against 4 from
   // 4 pages: over five repositories' dev docs questions the answer quotes the reference line more often (en 33.3 →
-  // 39.1, es 31.0 → 36.8), as many are answered right (93.1, 89.7), and as many cited files are gold (eval/calibrate-extractive.ts; README).
+  // 39.1, es 31.0 → 36.8), as many are answered right (93.1, 89.7), and as many cited files are gold (eval/calibrate-extractive.ts; docs/answers.md).
   spreadPages: 4,
   // 0, 0.1, 0.2 or 0.4 answered no more questions right over five repositories' dev halves (eval/calibrate-extractive.ts).
   rankBonus: 0.05,

@@ -67,7 +67,7 @@ export interface SqliteStoreOptions {
 /**
  * Per collection, 12 bytes a posting: pytest's whole index keeps 2 MiB; at 200,000 chunks the 144
  * questions of bench/bm25-plans.ts keep 94 MiB, and 64 MiB made the least recently used go
- * round in circles (README, Store).
+ * round in circles (docs/store.md).
  */
 export const BM25_POSTINGS_BYTES = 256 * 2 ** 20;
 
