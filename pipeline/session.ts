@@ -70,6 +70,8 @@ export function asClient<T>(client: string, fn: () => T): T {
 
 interface EmbedWork {
   kind: 'query' | 'passage';
+  /** Token vectors (`Embedder.tokenVectors`) instead of a pooled vector. */
+  tokenVectors: boolean;
   text: string;
   tokens: number;
 }
@@ -89,17 +91,19 @@ export function fairlyShared(embedder: Embedder): Embedder {
   const queue = new FairQueue<EmbedWork, Float32Array>({
     execute: (works) => {
       const texts = works.map((w) => w.text);
-      return works[0]!.kind === 'query' ? embedder.embedQueries(texts) : embedder.embedPassages(texts);
+      const { kind, tokenVectors } = works[0]!;
+      if (tokenVectors) return embedder.tokenVectors!(texts, kind);
+      return kind === 'query' ? embedder.embedQueries(texts) : embedder.embedPassages(texts);
     },
-    canShare: (first, other) => first.kind === other.kind,
+    canShare: (first, other) => first.kind === other.kind && first.tokenVectors === other.tokenVectors,
     size: (w) => w.tokens,
     budget: embedder.window,
     maxShare: MAX_SHARE,
   });
   const tokens = (kind: EmbedWork['kind'], text: string) => (kind === 'query' && embedder.countQueryTokens ? embedder.countQueryTokens(text) : embedder.countTokens(text));
-  const submit = (kind: EmbedWork['kind'], texts: string[]) => {
+  const submit = (kind: EmbedWork['kind'], texts: string[], tokenVectors = false) => {
     const client = requester.getStore() ?? 'local';
-    return Promise.all(texts.map((text) => queue.submit(client, `${kind}\0${text}`, { kind, text, tokens: tokens(kind, text) })));
+    return Promise.all(texts.map((text) => queue.submit(client, `${kind}${tokenVectors ? ' tokens' : ''}\0${text}`, { kind, tokenVectors, text, tokens: tokens(kind, text) })));
   };
   return {
     get id() {
@@ -115,6 +119,7 @@ export function fairlyShared(embedder: Embedder): Embedder {
     ...(embedder.countQueryTokens ? { countQueryTokens: (text: string) => embedder.countQueryTokens!(text) } : {}),
     embedQueries: (texts) => submit('query', texts),
     embedPassages: (texts) => submit('passage', texts),
+    ...(embedder.tokenVectors ? { tokenVectors: (texts: string[], kind: EmbedWork['kind']) => submit(kind, texts, true) } : {}),
     close: async () => {
       await queue.idle();
       await embedder.close();

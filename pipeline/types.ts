@@ -68,6 +68,12 @@ export interface Embedder extends TokenCounter {
   countQueryTokens?(text: string): number;
   embedQueries(texts: string[]): Promise<Float32Array[]>;
   embedPassages(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * Each text's token vectors, for late interaction (pipeline/retrieval/lateInteraction.ts): the model's last
+   * hidden state at each content token (prefix and special tokens left out), each L2-normalised, one row of
+   * `dims` after another; a text past the window is cut to it. Absent where the engine gives only pooled vectors.
+   */
+  tokenVectors?(texts: string[], kind: 'query' | 'passage'): Promise<Float32Array[]>;
   close(): Promise<void>;
 }
 

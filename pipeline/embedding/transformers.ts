@@ -67,6 +67,19 @@ export function prepareE5(text: string): string {
   return text.normalize('NFKC').replaceAll('\0', ' ');
 }
 
+/** Rows `from` to `to` (exclusive) of a row's token vectors starting at `offset` in a flat hidden state, each L2-normalised, one after another. */
+export function tokenRows(hidden: Float32Array, offset: number, from: number, to: number, dims: number): Float32Array {
+  const out = new Float32Array(Math.max(0, to - from) * dims);
+  for (let t = from; t < to; t++) {
+    const at = offset * dims + t * dims;
+    let norm = 0;
+    for (let k = 0; k < dims; k++) norm += hidden[at + k]! * hidden[at + k]!;
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    for (let k = 0; k < dims; k++) out[(t - from) * dims + k] = hidden[at + k]! * scale;
+  }
+  return out;
+}
+
 /** Token count of a text as the model sees it: prefix and specials (`<s>`/`</s>`, `[CLS]`/`[SEP]`) included, no truncation. */
 export function countE5Tokens(tokenizer: PreTrainedTokenizer, text: string, prefix = PASSAGE_PREFIX): number {
   return tokenizer.encode(prefix + text).length;
@@ -284,8 +297,34 @@ export class TransformersEmbedder implements Embedder {
     return out;
   }
 
+  async tokenVectors(texts: string[], kind: 'query' | 'passage'): Promise<Float32Array[]> {
+    const model = this.live();
+    const prefix = kind === 'query' ? this.prefixes.query : this.prefixes.passage;
+    // The prefix's own tokens are left out with the specials: they are in every text alike. Without its trailing
+    // space, which alone is a token of its own (`▁`) but in a text joins the next word (`▁How`).
+    const skip = 1 + this.tokenizer.encode(prefix.trimEnd(), { add_special_tokens: false } as never).length;
+    const rows = texts.map((t) => {
+      const ids = this.tokenizer.encode(prefix + (this.nfkc ? prepareE5(t) : t));
+      return ids.length <= this.window ? ids : [...ids.slice(0, this.window - 1), ids[ids.length - 1]!];
+    });
+    const out: Float32Array[] = new Array(texts.length);
+    const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.length - rows[b]!.length || a - b);
+    for (let i = 0; i < order.length; i += this.batchSize) {
+      const batch = order.slice(i, i + this.batchSize);
+      const { hidden, seq } = await this.hiddenStates(model, batch.map((r) => rows[r]!));
+      batch.forEach((r, b) => (out[r] = tokenRows(hidden, b * seq, skip, rows[r]!.length - 1, this.dims)));
+    }
+    return out;
+  }
+
   /** One forward pass over token ids padded to the longest; the mean of each row's token vectors (not normalised). */
   private async forward(model: PreTrainedModel, rows: number[][]): Promise<Float64Array[]> {
+    const { hidden, mask, seq } = await this.hiddenStates(model, rows);
+    return meanPool(hidden, mask, rows.length, seq, this.dims);
+  }
+
+  /** The model's last hidden state over token ids padded to the longest: `[rows, seq, dims]`, flat. */
+  private async hiddenStates(model: PreTrainedModel, rows: number[][]): Promise<{ hidden: Float32Array; mask: BigInt64Array; seq: number }> {
     const seq = Math.max(...rows.map((r) => r.length));
     const ids = new BigInt64Array(rows.length * seq).fill(BigInt(this.padId));
     const mask = new BigInt64Array(rows.length * seq);
@@ -299,9 +338,9 @@ export class TransformersEmbedder implements Embedder {
     const outputs = (await model(inputs)) as Record<string, Tensor>;
     const hidden = outputs.last_hidden_state ?? Object.values(outputs)[0];
     if (!hidden || hidden.dims.length !== 3) throw new Error(`transformers: the model returned no [batch, seq, dims] hidden state (outputs: ${Object.keys(outputs).join(', ')})`);
-    const [b, s, dims] = hidden.dims as [number, number, number];
+    const dims = hidden.dims[2]!;
     if (dims !== this.dims) throw new Error(`transformers: the model returns ${dims}-dim vectors but its config says hidden_size ${this.dims}; fix config.json`);
-    return meanPool(hidden.data as Float32Array, mask, b, s, dims);
+    return { hidden: hidden.data as Float32Array, mask, seq };
   }
 
   private live(): PreTrainedModel {

@@ -1,0 +1,62 @@
+import type { Embedder, SearchHit } from '../types.ts';
+import { minMax } from './hybrid.ts';
+
+/**
+ * Late interaction (ColBERT's MaxSim, Khattab & Zaharia 2020) over the multilingual model's token vectors, as a
+ * re-ranker of a collection's first hybrid candidates: each token of the question finds its closest token in the
+ * chunk, and the chunk scores the mean of those. A chunk's pooled vector averages a few hundred tokens, and a
+ * question's words may each match one of them — across languages too, where BM25 has only the translation's words
+ * (`retrieval.lateInteraction`; the A/B in docs/languages.md).
+ */
+
+/** The mean over the query's token rows of each one's best dot product with the passage's rows (rows L2-normalised: cosines). */
+export function maxSim(query: Float32Array, passage: Float32Array, dims: number): number {
+  const q = query.length / dims;
+  const p = passage.length / dims;
+  if (q === 0 || p === 0) return 0;
+  let total = 0;
+  for (let i = 0; i < q; i++) {
+    let best = -Infinity;
+    for (let j = 0; j < p; j++) {
+      let dot = 0;
+      for (let k = 0; k < dims; k++) dot += query[i * dims + k]! * passage[j * dims + k]!;
+      if (dot > best) best = dot;
+    }
+    total += best;
+  }
+  return total / q;
+}
+
+/**
+ * The first `sims.length` hits re-ordered by their hybrid score plus `weight` × their late-interaction score, both
+ * min–max scaled among them; the hits after them stay as they were. The scores keep their places (the best score
+ * goes to the new first hit, and so on), so what reads a list's scores — fusion's fit, the file evidence — sees the
+ * same profile, only other chunks in it. Pure.
+ */
+export function rerankByLateInteraction(hits: readonly SearchHit[], sims: readonly number[], weight: number): SearchHit[] {
+  const n = Math.min(sims.length, hits.length);
+  if (n < 2 || weight <= 0) return [...hits];
+  const head = hits.slice(0, n);
+  const hybrid = minMax(head.map((h) => h.score));
+  const late = minMax(sims.slice(0, n));
+  const order = head.map((h, i) => ({ h, s: hybrid[i]! + weight * late[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i);
+  return [...order.map((o, rank) => ({ ...o.h, score: head[rank]!.score })), ...hits.slice(n)];
+}
+
+/**
+ * Each of the first `depth` hits' late-interaction score against the queries (the question as asked and, for a
+ * question in another language, its translation: the mean of the two), through the embedder's token vectors; or
+ * undefined when the embedder has none.
+ */
+export async function lateInteractionScores(embedder: Embedder, hits: readonly SearchHit[], queries: readonly string[], depth: number): Promise<number[] | undefined> {
+  if (!embedder.tokenVectors || queries.length === 0) return undefined;
+  const head = hits.slice(0, depth);
+  const [asked, passages] = await Promise.all([
+    embedder.tokenVectors([...queries], 'query'),
+    embedder.tokenVectors(
+      head.map((h) => h.chunk.text),
+      'passage',
+    ),
+  ]);
+  return passages.map((p) => asked.reduce((sum, q) => sum + maxSim(q, p, embedder.dims), 0) / asked.length);
+}
