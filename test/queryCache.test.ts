@@ -56,4 +56,33 @@ describe('withQueryCache', () => {
     await cached.embedPassages(['p']);
     expect(passages).toEqual(['p', 'p']);
   });
+
+  it("keeps passages' token vectors up to a byte bound, least recently used out first; queries' never", async () => {
+    const asked: string[] = [];
+    const base: Embedder = {
+      id: 'tokens',
+      dims: 2,
+      window: 64,
+      countTokens: () => 1,
+      embedQueries: async (texts) => texts.map(() => new Float32Array(2)),
+      embedPassages: async (texts) => texts.map(() => new Float32Array(2)),
+      // One row of 2 floats (8 bytes) per text.
+      tokenVectors: async (texts, kind) => (asked.push(...texts.map((t) => `${kind}:${t}`)), texts.map(() => Float32Array.of(1, 0))),
+      close: async () => {},
+    };
+    const cached = withQueryCache(base, 4, 16);
+    await cached.tokenVectors!(['a', 'b'], 'passage');
+    await cached.tokenVectors!(['a'], 'passage'); // a now more recent than b
+    await cached.tokenVectors!(['c'], 'passage'); // 24 bytes > 16: evicts b
+    await cached.tokenVectors!(['a', 'c', 'b'], 'passage');
+    await cached.tokenVectors!(['q'], 'query');
+    await cached.tokenVectors!(['q'], 'query');
+    expect(asked).toEqual(['passage:a', 'passage:b', 'passage:c', 'passage:b', 'query:q', 'query:q']);
+    cached.clear();
+    await cached.tokenVectors!(['c'], 'passage');
+    expect(asked.at(-1)).toBe('passage:c');
+    // An embedder without token vectors gives a cache without them.
+    const { embedder } = counting();
+    expect(withQueryCache(embedder).tokenVectors).toBeUndefined();
+  });
 });

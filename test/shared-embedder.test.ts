@@ -27,4 +27,18 @@ describe("cita serve's shared embedder (turns at the model)", () => {
     await asClient('a', () => shared.embedPassages(long));
     expect(inner.batches.map((b) => b.length)).toEqual([1, 1, 1]);
   });
+
+  it('serves token vectors in turns of their own kind, never in a call with pooled vectors', async () => {
+    const calls: string[] = [];
+    const inner = recordingEmbedder();
+    const withTokens = { ...inner, countTokens: (t: string) => inner.countTokens(t), tokenVectors: async (texts: string[], kind: 'query' | 'passage') => (calls.push(`${kind} tokens: ${texts.join(',')}`), texts.map(() => Float32Array.of(1, 0))) };
+    const shared = fairlyShared(withTokens);
+    const [tokens, pooled] = await asClient('a', () => Promise.all([shared.tokenVectors!(['x', 'y'], 'passage'), shared.embedPassages(['x'])]));
+    expect(tokens.map((v) => [...v])).toEqual([[1, 0], [1, 0]]);
+    expect(pooled).toHaveLength(1);
+    expect(calls.join(' | ')).toMatch(/^passage tokens: x( \| passage tokens: y|,y)$/);
+    expect(inner.batches).toEqual([['x']]);
+    expect(fairlyShared(inner).tokenVectors).toBeUndefined();
+  });
 });
+
