@@ -172,7 +172,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const found: Partial<Record<Collection, SearchHit[]>> = {};
   // Late interaction re-ranks a typed question's first candidates (not an issue's text: long, and code-led).
   const late = config.retrieval.lateInteraction;
-  const lateQueries = [searchable.text, ...(translation?.text !== undefined ? [translation.text] : [])];
+  const lateQueries = plan.question.dense;
   const lateFor = late.weight > 0 && !hop && !route.pasted && (late.questions === 'all' || translation?.text !== undefined);
   const reranked: Collection[] = [];
   await time('retrieve', async () => {
