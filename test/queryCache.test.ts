@@ -78,6 +78,9 @@ describe('withQueryCache', () => {
     await cached.tokenVectors!(['q'], 'query');
     await cached.tokenVectors!(['q'], 'query');
     expect(asked).toEqual(['passage:a', 'passage:b', 'passage:c', 'passage:b', 'query:q', 'query:q']);
+    // A call holding more than the bound, a cached text among them: each comes back (none evicted before it is read).
+    const all = await cached.tokenVectors!(['a', 'c', 'd', 'e'], 'passage');
+    expect(all.map((v) => [...v])).toEqual([[1, 0], [1, 0], [1, 0], [1, 0]]);
     cached.clear();
     await cached.tokenVectors!(['c'], 'passage');
     expect(asked.at(-1)).toBe('passage:c');

@@ -84,11 +84,10 @@ export function withQueryCache(embedder: Embedder, maxEntries = 256, tokenBytes 
             const missing = [...new Set(texts.filter((t) => !tokens.has(t)))];
             const fresh = missing.length ? await embedder.tokenVectors!(missing, kind) : [];
             const got = new Map(missing.map((t, i) => [t, fresh[i]!]));
-            return texts.map((t) => {
-              const v = got.get(t) ?? tokens.get(t)!;
-              rememberTokens(t, v);
-              return v;
-            });
+            // All read before any is remembered: remembering one can evict another of the same call.
+            const vectors = texts.map((t) => got.get(t) ?? tokens.get(t)!);
+            texts.forEach((t, i) => rememberTokens(t, vectors[i]!));
+            return vectors;
           },
         }
       : {}),
