@@ -105,6 +105,24 @@ describe('cita ask', () => {
     expect(none.route.reasons.some((x: string) => x.startsWith('traceback:'))).toBe(false);
   });
 
+  it('re-ranks a typed question’s first docs candidates by late interaction when asked (retrieval.lateInteraction), and says so', () => {
+    const on = ['--set', 'retrieval.lateInteraction.weight=2'];
+    const note = (r: any) => r.route.reasons.find((x: string) => x.startsWith('late interaction'));
+    const r = askJson('¿Cómo omito un test en Windows?', ...on);
+    expect(note(r)).toBe("late interaction: the first 30 docs candidates re-ranked by each question word's closest word in them");
+    expect(r.answer.text).toContain('skipif');
+    expect(note(askJson('¿Cómo omito un test en Windows?'))).toBeUndefined();
+    // Only questions in another language, when so configured; never pasted text.
+    expect(note(askJson('How do I skip a test on Windows?', ...on, '--set', 'retrieval.lateInteraction.questions=translated'))).toBeUndefined();
+    expect(note(askJson('How do I skip a test on Windows?', ...on))).toBeDefined();
+    expect(note(askJson(`parse_config fails:\n\n    def parse_config(path):\n        return json.load(open(path))\n`, ...on))).toBeUndefined();
+    // cita search re-ranks the same way and still gives k hits.
+    const searched = cita(p, ['search', 'demo', '¿Cómo omito un test en Windows?', '--source', 'docs', '--k', '2', ...on]);
+    expect(searched.code).toBe(0);
+    expect(searched.stdout.match(/^ \d\. \[docs\]/gm)).toHaveLength(2);
+    expect(searched.stdout).toContain("late interaction: the first 30 docs candidates re-ranked by each question word's closest word in them\n");
+  });
+
   it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {
     const r = askJson('¿Cómo instalo el paquete?');
     expect(r.translation).toMatchObject({ from: 'es', to: 'en', translator: 'apertium' });

@@ -13,6 +13,7 @@ import { indexInstance } from '../../pipeline/index/indexInstance.ts';
 import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock.ts';
 import { loadInstance, openInstance, scanSources } from '../../pipeline/instance.ts';
 import { prepareTranslation, sensesNotes } from '../../pipeline/retrieval/crossLingual.ts';
+import { lateInteractionNote } from '../../pipeline/retrieval/lateInteraction.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchQuery } from '../../pipeline/retrieval/searchQuery.ts';
 import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
@@ -225,15 +226,16 @@ export function buildCli(): Command {
       const { config, store, embedder, close } = await openInstance(loaded, { purpose: 'search' });
       try {
         const collections = opts.source ? [opts.source] : COLLECTIONS;
-        const { language, left, translation, alpha, results } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
+        const { language, left, translation, alpha, results, reranked } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked ? { reranked } : {}) }, null, 2)}\n`);
         } else {
           if (left) process.stdout.write(`environment left out of the search: ${left.join(', ')}\n`);
           if (translation?.text !== undefined) {
             process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
             for (const note of sensesNotes(translation, config.retrieval.crossLingual)) process.stdout.write(`${note}\n`);
           } else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
+          if (reranked) process.stdout.write(`${lateInteractionNote(config.retrieval.lateInteraction.depth, reranked)}\n`);
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);
             hits.forEach((h, i) => process.stdout.write(formatHit(h, i)));

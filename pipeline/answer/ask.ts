@@ -8,7 +8,7 @@ import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import { withFileEvidence } from '../retrieval/hybrid.ts';
 import type { Store } from '../store/store.ts';
-import { lateInteractionScores, rerankByLateInteraction } from '../retrieval/lateInteraction.ts';
+import { lateInteracted, lateInteractionFor, lateInteractionNote } from '../retrieval/lateInteraction.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
 import type { ModelTranslator } from '../text/modelTranslate.ts';
@@ -172,8 +172,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const found: Partial<Record<Collection, SearchHit[]>> = {};
   // Late interaction re-ranks a typed question's first candidates (not an issue's text: long, and code-led).
   const late = config.retrieval.lateInteraction;
-  const lateQueries = plan.question.dense;
-  const lateFor = late.weight > 0 && !hop && !route.pasted && (late.questions === 'all' || translation?.text !== undefined);
+  const lateFor = lateInteractionFor(late, { typed: !hop && !route.pasted, translated: crossLingual });
   const reranked: Collection[] = [];
   await time('retrieve', async () => {
     for (const [c] of available) {
@@ -184,12 +183,10 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
       const candidates = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases);
       let hits = withFileEvidence(candidates, hybrid.fileEvidence ?? 0);
-      if (lateFor && late.collections.includes(c)) {
-        const sims = await lateInteractionScores(embedder, hits, lateQueries, late.depth);
-        if (sims) {
-          hits = rerankByLateInteraction(hits, sims, late.weight);
-          reranked.push(c);
-        }
+      const lateHits = lateFor && late.collections.includes(c) ? await lateInteracted(embedder, hits, plan.question.dense, late) : undefined;
+      if (lateHits) {
+        hits = lateHits;
+        reranked.push(c);
       }
       lists[c] = hits.slice(0, budget.chunks);
       deep[c] = hits.slice(0, depth);
@@ -197,7 +194,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     }
   });
 
-  if (reranked.length > 0) route.reasons.push(`late interaction: the first ${late.depth} ${reranked.join(' and ')} candidates re-ranked by each question word's closest word in them`);
+  if (reranked.length > 0) route.reasons.push(lateInteractionNote(late.depth, reranked));
   else if (lateFor && !embedder.tokenVectors) route.reasons.push(`late interaction: not run (the embedder ${embedder.id} gives no token vectors)`);
 
   // A question that names a symbol wants its definition near the top; a pasted issue or traceback

@@ -1,3 +1,4 @@
+import type { CitaConfig } from '../config/schema.ts';
 import type { Embedder, SearchHit } from '../types.ts';
 import { minMax } from './hybrid.ts';
 
@@ -44,9 +45,8 @@ export function rerankByLateInteraction(hits: readonly SearchHit[], sims: readon
 }
 
 /**
- * Each of the first `depth` hits' late-interaction score against the queries (the question as asked and, for a
- * question in another language, its translation: the mean of the two), through the embedder's token vectors; or
- * undefined when the embedder has none.
+ * Each of the first `depth` hits' late-interaction score against the queries (the mean over them), through the
+ * embedder's token vectors; or undefined when the embedder has none.
  */
 export async function lateInteractionScores(embedder: Embedder, hits: readonly SearchHit[], queries: readonly string[], depth: number): Promise<number[] | undefined> {
   if (!embedder.tokenVectors || queries.length === 0) return undefined;
@@ -59,4 +59,26 @@ export async function lateInteractionScores(embedder: Embedder, hits: readonly S
     ),
   ]);
   return passages.map((p) => asked.reduce((sum, q) => sum + maxSim(q, p, embedder.dims), 0) / asked.length);
+}
+
+type LateInteractionConfig = CitaConfig['retrieval']['lateInteraction'];
+
+/** Whether a question's candidates are re-ranked: the option on, the question typed (not pasted text, nor an issue's), and of the questions it is for. Pure. */
+export function lateInteractionFor(options: LateInteractionConfig, question: { typed: boolean; translated: boolean }): boolean {
+  return options.weight > 0 && question.typed && (options.questions === 'all' || question.translated);
+}
+
+/**
+ * A collection's hits with their first `depth` re-ranked by late interaction against `queries` (the texts the dense
+ * side embeds: the question as asked and, for a question in another language, the language model's rendering), or
+ * undefined when the embedder gives no token vectors.
+ */
+export async function lateInteracted(embedder: Embedder, hits: readonly SearchHit[], queries: readonly string[], options: LateInteractionConfig): Promise<SearchHit[] | undefined> {
+  const sims = await lateInteractionScores(embedder, hits, queries, options.depth);
+  return sims && rerankByLateInteraction(hits, sims, options.weight);
+}
+
+/** What the route (and `cita search`) says of a re-ranking. */
+export function lateInteractionNote(depth: number, collections: readonly string[]): string {
+  return `late interaction: the first ${depth} ${collections.join(' and ')} candidates re-ranked by each question word's closest word in them`;
 }

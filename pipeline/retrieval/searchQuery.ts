@@ -5,7 +5,8 @@ import type { Language } from '../text/translate.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
 import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from './crossLingual.ts';
 import { searchedText } from '../text/environment.ts';
-import { detectLanguage } from './router.ts';
+import { lateInteracted, lateInteractionFor } from './lateInteraction.ts';
+import { detectLanguage, pastedReason } from './router.ts';
 import { searchCollections } from './search.ts';
 
 /**
@@ -32,6 +33,8 @@ export interface SearchQueryResult {
   translation?: Translation;
   alpha: number;
   results: Partial<Record<Collection, SearchHit[]>>;
+  /** The collections whose first candidates late interaction re-ranked (`retrieval.lateInteraction`), when any. */
+  reranked?: Collection[];
 }
 
 /** What a query is searched with: its language, its translation, the texts each retriever uses and the dense weight. */
@@ -68,6 +71,16 @@ export async function searchQuery(
 ): Promise<SearchQueryResult> {
   const { config, store, embedder } = deps;
   const { language, left, translation, plan, alpha } = await planQuery(deps, query, options.alpha);
-  const results = await searchCollections(store, embedder, query, options.collections, options.k, { ...config.retrieval.hybrid, alpha }, plan);
-  return { language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results };
+  // Late interaction re-ranks a typed query's first candidates as `ask` does: searched that deep, then cut to k.
+  const late = config.retrieval.lateInteraction;
+  const lateFor = lateInteractionFor(late, { typed: pastedReason(query) === undefined, translated: language !== config.languages.corpus });
+  const depth = lateFor ? Math.max(options.k, late.depth) : options.k;
+  const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
+  const reranked: Collection[] = [];
+  for (const c of Object.keys(results) as Collection[]) {
+    const lateHits = lateFor && late.collections.includes(c) ? await lateInteracted(embedder, results[c]!, plan.dense, late) : undefined;
+    if (lateHits) reranked.push(c);
+    results[c] = (lateHits ?? results[c]!).slice(0, options.k);
+  }
+  return { language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked.length > 0 ? { reranked } : {}) };
 }
