@@ -11,7 +11,7 @@
  */
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { lateInteractionScores, rerankByLateInteraction } from '../pipeline/retrieval/lateInteraction.ts';
+import { maxSim, rerankByLateInteraction } from '../pipeline/retrieval/lateInteraction.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
@@ -27,6 +27,7 @@ const { config, embedder, store, close } = await openInstance(instance, { purpos
 if (!embedder.tokenVectors) throw new Error(`the embedder ${embedder.id} gives no token vectors (embedding.provider: transformers does)`);
 
 const rows: ModeRow[] = [];
+const passages = new Map<string, Float32Array>();
 const row = (q: (typeof questions)[number], mode: string, hits: readonly SearchHit[]) => {
   const files = distinct(hits.map((h) => h.chunk.citation.path));
   rows.push({ lang: q.lang, mode, recall: recallAtK(files, q.gold.files, 5), acc1: accuracyAt1(files, q.gold.files) });
@@ -37,10 +38,12 @@ for (const q of questions) {
   const [vq, vt] = await embedder.embedQueries(translation ? [q.question, translation] : [q.question]);
   const hits = (await hybridCandidates(store, planVector(plan, q.question, vq!, vt!), 'docs', plan.bm25, depth, config.retrieval.hybrid.alpha)).slice(0, depth);
   row(q, 'hybrid', hits);
-  const sims = {
-    asked: (await lateInteractionScores(embedder, hits, [q.question], depth))!,
-    both: (await lateInteractionScores(embedder, hits, translation ? [q.question, translation] : [q.question], depth))!,
-  };
+  // Each chunk's token vectors once for the run (a docs collection's candidates recur from question to question).
+  const missing = [...new Set(hits.map((h) => h.chunk.text).filter((t) => !passages.has(t)))];
+  (await embedder.tokenVectors!(missing, 'passage')).forEach((v, i) => passages.set(missing[i]!, v));
+  const [asked, translated] = await embedder.tokenVectors!(translation ? [q.question, translation] : [q.question], 'query');
+  const against = (queries: Float32Array[]) => hits.map((h) => queries.reduce((sum, v) => sum + maxSim(v, passages.get(h.chunk.text)!, embedder.dims), 0) / queries.length);
+  const sims = { asked: against([asked!]), both: against(translated ? [asked!, translated] : [asked!]) };
   for (const [name, s] of Object.entries(sims)) {
     for (const lambda of lambdas) row(q, `${name} λ=${lambda}`, rerankByLateInteraction(hits, s, lambda));
     row(q, `${name} alone`, hits.map((h, i) => ({ h, s: s[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.h));
