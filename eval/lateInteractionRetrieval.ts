@@ -11,7 +11,7 @@
  */
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { maxSim, rerankByLateInteraction } from '../pipeline/retrieval/lateInteraction.ts';
+import { meanMaxSim, rerankByLateInteraction } from '../pipeline/retrieval/lateInteraction.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
@@ -42,7 +42,7 @@ for (const q of questions) {
   const missing = [...new Set(hits.map((h) => h.chunk.text).filter((t) => !passages.has(t)))];
   (await embedder.tokenVectors!(missing, 'passage')).forEach((v, i) => passages.set(missing[i]!, v));
   const [asked, translated] = await embedder.tokenVectors!(translation ? [q.question, translation] : [q.question], 'query');
-  const against = (queries: Float32Array[]) => hits.map((h) => queries.reduce((sum, v) => sum + maxSim(v, passages.get(h.chunk.text)!, embedder.dims), 0) / queries.length);
+  const against = (queries: Float32Array[]) => hits.map((h) => meanMaxSim(queries, passages.get(h.chunk.text)!, embedder.dims));
   const sims = { asked: against([asked!]), both: against(translated ? [asked!, translated] : [asked!]) };
   for (const [name, s] of Object.entries(sims)) {
     for (const lambda of lambdas) row(q, `${name} λ=${lambda}`, rerankByLateInteraction(hits, s, lambda));

@@ -121,6 +121,10 @@ describe('cita ask', () => {
     expect(searched.code).toBe(0);
     expect(searched.stdout.match(/^ \d\. \[docs\]/gm)).toHaveLength(2);
     expect(searched.stdout).toContain("late interaction: the first 30 docs candidates re-ranked by each question word's closest word in them\n");
+    // Both tell typed from pasted text once the environment is left out: a line under a long issue template's comment is typed.
+    const withEnvironment = `parse_config raises on an empty JSON file\n<!-- ${'Thanks for submitting an issue! Please fill in the checklist below and describe the bug. '.repeat(8)}-->`;
+    expect(note(askJson(withEnvironment, ...on))).toBeDefined();
+    expect(cita(p, ['search', 'demo', withEnvironment, '--source', 'docs', ...on]).stdout).toContain('late interaction: the first 30 docs candidates');
   });
 
   it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {

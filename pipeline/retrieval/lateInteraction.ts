@@ -28,6 +28,11 @@ export function maxSim(query: Float32Array, passage: Float32Array, dims: number)
   return total / q;
 }
 
+/** A passage's late-interaction score against several queries (the question as asked, its rendering): the mean of their MaxSims. */
+export function meanMaxSim(queries: readonly Float32Array[], passage: Float32Array, dims: number): number {
+  return queries.length === 0 ? 0 : queries.reduce((sum, q) => sum + maxSim(q, passage, dims), 0) / queries.length;
+}
+
 /**
  * The first `sims.length` hits re-ordered by their hybrid score plus `weight` × their late-interaction score, both
  * min–max scaled among them; the hits after them stay as they were. The scores keep their places (the best score
@@ -58,7 +63,7 @@ export async function lateInteractionScores(embedder: Embedder, hits: readonly S
       'passage',
     ),
   ]);
-  return passages.map((p) => asked.reduce((sum, q) => sum + maxSim(q, p, embedder.dims), 0) / asked.length);
+  return passages.map((p) => meanMaxSim(asked, p, embedder.dims));
 }
 
 type LateInteractionConfig = CitaConfig['retrieval']['lateInteraction'];

@@ -44,6 +44,8 @@ export interface PlannedQuery {
   translation?: Translation;
   plan: QueryPlan;
   alpha: number;
+  /** Pasted text (an issue, a traceback) rather than a typed question, as the router tells it without the environment. */
+  pasted: boolean;
 }
 
 /** The first half of `searchQuery`: the language detected, the translation, the plan and the weight (benches time it apart). */
@@ -60,7 +62,14 @@ export async function planQuery(
   const crossLingual = language !== config.languages.corpus;
   const translation = crossLingual ? await translateQuestion(config, text, language, undefined, store, modelTranslator) : undefined;
   const plan = searchPlan(text, '', translation, config.retrieval.crossLingual).question;
-  return { language, ...(left.length > 0 ? { left } : {}), ...(translation ? { translation } : {}), plan, alpha: questionAlpha(config.retrieval, crossLingual, alpha) };
+  return {
+    language,
+    ...(left.length > 0 ? { left } : {}),
+    ...(translation ? { translation } : {}),
+    plan,
+    alpha: questionAlpha(config.retrieval, crossLingual, alpha),
+    pasted: pastedReason(text) !== undefined,
+  };
 }
 
 export async function searchQuery(
@@ -70,10 +79,10 @@ export async function searchQuery(
   options: SearchQueryOptions,
 ): Promise<SearchQueryResult> {
   const { config, store, embedder } = deps;
-  const { language, left, translation, plan, alpha } = await planQuery(deps, query, options.alpha);
+  const { language, left, translation, plan, alpha, pasted } = await planQuery(deps, query, options.alpha);
   // Late interaction re-ranks a typed query's first candidates as `ask` does: searched that deep, then cut to k.
   const late = config.retrieval.lateInteraction;
-  const lateFor = lateInteractionFor(late, { typed: pastedReason(query) === undefined, translated: language !== config.languages.corpus });
+  const lateFor = lateInteractionFor(late, { typed: !pasted, translated: language !== config.languages.corpus });
   const depth = lateFor ? Math.max(options.k, late.depth) : options.k;
   const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
   const reranked: Collection[] = [];
