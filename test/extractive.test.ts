@@ -466,6 +466,57 @@ describe('the command a how-to answer shows (command)', () => {
   });
 });
 
+describe('commented lines of a docs code block (commentedLines)', () => {
+  // pytest's doc/en/how-to/output.rst: the options are listed in a code block, each with a comment, and no sentence says them.
+  const printing = pageChunk('doc/en/how-to/output.rst', ["Managing pytest's output", 'Modifying Python traceback printing'], 11, [
+    'Examples for modifying traceback printing:',
+    '',
+    '.. code-block:: bash',
+    '',
+    '    pytest --showlocals     # show local variables in tracebacks',
+    '    pytest -l               # show local variables (shortcut)',
+    '    pytest --capture=no  # don\'t capture',
+    '    # a comment alone says what follows',
+    '    ...  # nothing to split on - line too long',
+    '',
+    'The ``--full-trace`` causes very long traces to be printed on error.',
+  ]);
+  const q = 'How do I see the local variables in a traceback?';
+  const c = context(q, 'en', printing);
+  const quotes = (options: Parameters<typeof quoteCandidates>[3]) => quoteCandidates(c, false, 700, { ...EXTRACTIVE_DEFAULTS, ...options }).map((x) => x.display);
+
+  it('quote: a line with a comment of three words or more is quoted whole, as code; a comment alone, a shorter one or one after no code is not', () => {
+    expect(quotes({ commentedLines: 'quote' })).toEqual([
+      'Examples for modifying traceback printing:',
+      '`pytest --showlocals # show local variables in tracebacks`',
+      '`pytest -l # show local variables (shortcut)`',
+      'The ``--full-trace`` causes very long traces to be printed on error.',
+    ]);
+  });
+
+  it('skip (the default): the code block is not quoted', () => {
+    expect(quotes({})).toEqual(['Examples for modifying traceback printing:', 'The ``--full-trace`` causes very long traces to be printed on error.']);
+  });
+
+  it('answers with the line, verbatim, and the command is not shown twice', () => {
+    // The label over the block scores best: the command shown after it would be the line already quoted.
+    const answer = extractiveAnswer(q, c, { commentedLines: 'quote' }, (x) => (x.quote.startsWith('Examples') ? 1.1 : x.quote.includes('show local variables in') ? 1.05 : 0.9));
+    expect(answer.text).toContain('- `pytest --showlocals # show local variables in tracebacks` [1]');
+    expect(answer.text.match(/--showlocals/g)).toHaveLength(1);
+    expectSpansHeld(answer.text, c);
+    expectVerbatim(answer.text, c);
+  });
+
+  it('an issue\'s code is the reporter\'s, not quoted so', () => {
+    const body = 'Running this fails:\n\n    run_it()  # this call fails with an error\n';
+    const citation: Citation = { path: '#7432', startLine: 1, endLine: 3, issue: 7432, url: issue.url };
+    const text = issueChunkText(issueHeader({ ...issue, body }), body);
+    const chunk: Chunk = { id: chunkId('issues', citation, text), collection: 'issues', text, title: `#7432: ${issue.title}`, citation, tokens: 0 };
+    const reported = lookedUpContext('Why does it fail?', 'en', chunk);
+    expect(quoteCandidates(reported, false, 700, { ...EXTRACTIVE_DEFAULTS, commentedLines: 'quote' }).map((x) => x.quote)).not.toContain('run_it() # this call fails with an error');
+  });
+});
+
 describe('names the sources must mention', () => {
   it.each([
     ['How do I set up Black to format the current file in Notepad++?', ['Black', 'Notepad++']],

@@ -484,6 +484,11 @@ export const configSchema = z
              * `asked` (default), the line with the most of those literals and of the question's terms (each by its rarity among the lines).
              */
             command: z.enum(['named', 'asked']).optional(),
+            /**
+             * extractive: a line of a docs code block with a comment after it (`pytest -l  # show local variables`) is quotable
+             * whole, as code (`quote`), or not (`skip`, default: the docs' code blocks are not quoted).
+             */
+            commentedLines: z.enum(['quote', 'skip']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

@@ -84,6 +84,11 @@ export interface ExtractiveOptions {
    * question's terms, each term weighted by its rarity among the lines; either when the quotes leave room for it.
    */
   command?: 'named' | 'asked';
+  /**
+   * A line of a docs page's code block with a comment after it that says what the line does (`pytest -l  # show local
+   * variables (shortcut)`): quotable whole, as code (`quote`), or not (`skip`: code blocks of the docs are never quoted).
+   */
+  commentedLines?: 'quote' | 'skip';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -130,6 +135,7 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   rstBodies: 'prose',
   literals: 'words',
   command: 'asked',
+  commentedLines: 'skip',
 };
 
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
@@ -233,8 +239,8 @@ const RULE = /_{4,}|={4,}|-{4,}|\+{4,}/;
 /** An inline literal, with the rst role that may name it: ``--lf``, `app.config`, :func:`pytest.skip`. */
 const INLINE_LITERAL = /(?::[\w.:+-]+:)?`+[^`\n]+`+/g;
 
-/** How sentences are told from code (`ExtractiveOptions.rstBodies`, `literals`). */
-export type ProseOptions = Pick<Required<ExtractiveOptions>, 'rstBodies' | 'literals'>;
+/** How sentences are told from code (`ExtractiveOptions.rstBodies`, `literals`, `commentedLines`). */
+export type ProseOptions = Pick<Required<ExtractiveOptions>, 'rstBodies' | 'literals'> & Pick<ExtractiveOptions, 'commentedLines'>;
 
 /**
  * Prose, not console output or code that lost its block (a chunk cut inside a literal block):
@@ -324,8 +330,38 @@ function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number,
         if (c) out.push(c);
         at += piece.length;
       }
-    }
+    } else if (!issue && prose.commentedLines === 'quote') out.push(...commentedLines(block, offset, unit.text, maxChars, corpus, prose.literals));
     offset += unit.text.length;
+  }
+  return out;
+}
+
+/**
+ * A line of code and the comment after it (`pytest --showlocals     # show local variables in tracebacks`,
+ * `$ git tag  # shows the tagged versions`): the code, then `#` or `//` after a space, then the comment. A line that is
+ * a comment alone, or a doctest's or shell's prompt before one (`>>> # …`), is not: it says what follows.
+ */
+const COMMENTED_LINE = /^(?:\$\s+)?(?!#|\/\/|>>>|\.\.\.)(\S.*?)\s+(?:#|\/\/)\s+(.+?)\s*$/;
+/** The code part of a quotable commented line is short: a command or a statement, not a long call. */
+const MAX_COMMENTED_CODE = 100;
+
+/**
+ * The commented lines of a docs code unit (`commentedLines: quote`), each quoted whole as code: the comment says in
+ * prose what the line does, which is often the whole answer to a how-to question and no sentence of the page says
+ * (pytest's output options are listed so). The comment must read as prose of MIN_WORDS words or more.
+ */
+function commentedLines(block: ContextBlock, offset: number, text: string, maxChars: number, corpus: Language, literals: ProseOptions['literals']): QuoteCandidate[] {
+  const out: QuoteCandidate[] = [];
+  let at = offset;
+  for (const line of text.split('\n')) {
+    const m = COMMENTED_LINE.exec(line.trim());
+    const code = m?.[1];
+    const comment = m?.[2];
+    at += line.length + 1;
+    if (!code || !comment || code.length > MAX_COMMENTED_CODE || !/\p{L}/u.test(code) || wordCount(comment) < MIN_WORDS || !isProse(comment, literals)) continue;
+    const quote = normaliseText(line.trim());
+    if (quote.length > maxChars || quote.includes('`') || MARKER_LIKE.test(quote)) continue;
+    out.push({ marker: block.marker, offset: at - line.length - 1, quote, display: `\`${quote}\``, terms: contentTerms(quote, corpus) });
   }
   return out;
 }
@@ -692,7 +728,7 @@ function howToCommand(question: string, context: Context, chosen: Scored[], term
   if (!HOW_TO.test(question)) return undefined;
   const best = [...chosen].sort(byScore)[0]!;
   const line = commandAfter(context, best, opts.command === 'asked' ? { terms, prose: opts } : undefined);
-  if (!line || chosen.some((c) => c.quote.includes(line))) return undefined;
+  if (!line || chosen.some((c) => c.quote.includes(normaliseText(line)))) return undefined;
   return chosen.reduce((n, c) => n + c.quote.length, 0) + line.length <= opts.maxChars ? { after: best, line } : undefined;
 }
 

@@ -29,6 +29,7 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.rstBodies !== undefined ? { rstBodies: config.rstBodies } : {}),
     ...(config.literals !== undefined ? { literals: config.literals } : {}),
     ...(config.command !== undefined ? { command: config.command } : {}),
+    ...(config.commentedLines !== undefined ? { commentedLines: config.commentedLines } : {}),
   };
 }
 
