@@ -479,22 +479,27 @@ describe('commented lines of a docs code block (commentedLines)', () => {
     '    # a comment alone says what follows',
     '    ...  # nothing to split on - line too long',
     '',
-    'The ``--full-trace`` causes very long traces to be printed on error.',
+    'The ``--full-trace`` causes very long traces to be printed on error. In a program::',
+    '',
+    '    pytest.main(["-l"])  # the same from Python code',
+    '    $ pytest -l  # after a prompt, a command',
+    '',
   ]);
   const q = 'How do I see the local variables in a traceback?';
   const c = context(q, 'en', printing);
   const quotes = (options: Parameters<typeof quoteCandidates>[3]) => quoteCandidates(c, false, 700, { ...EXTRACTIVE_DEFAULTS, ...options }).map((x) => x.display);
 
-  it('quote: a line with a comment of three words or more is quoted whole, as code; a comment alone, a shorter one or one after no code is not', () => {
+  it("quote: a shell block's command with a comment of three words or more is quoted whole, as code, and so is a line after a prompt; a comment alone, a shorter one, one after no code or a program's is not", () => {
     expect(quotes({ commentedLines: 'quote' })).toEqual([
       'Examples for modifying traceback printing:',
       '`pytest --showlocals # show local variables in tracebacks`',
       '`pytest -l # show local variables (shortcut)`',
       'The ``--full-trace`` causes very long traces to be printed on error.',
+      '`$ pytest -l # after a prompt, a command`',
     ]);
   });
 
-  it('skip (the default): the code block is not quoted', () => {
+  it('skip (the default): the code blocks are not quoted', () => {
     expect(quotes({})).toEqual(['Examples for modifying traceback printing:', 'The ``--full-trace`` causes very long traces to be printed on error.']);
   });
 

@@ -485,7 +485,7 @@ export const configSchema = z
              */
             command: z.enum(['named', 'asked']).optional(),
             /**
-             * extractive: a line of a docs code block with a comment after it (`pytest -l  # show local variables`) is quotable
+             * extractive: a command of a docs shell block with a comment after it (`pytest -l  # show local variables`) is quotable
              * whole, as code (`quote`), or not (`skip`, default: the docs' code blocks are not quoted).
              */
             commentedLines: z.enum(['quote', 'skip']).optional(),

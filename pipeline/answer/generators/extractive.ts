@@ -85,7 +85,7 @@ export interface ExtractiveOptions {
    */
   command?: 'named' | 'asked';
   /**
-   * A line of a docs page's code block with a comment after it that says what the line does (`pytest -l  # show local
+   * A command of a docs page's shell block with a comment after it that says what it does (`pytest -l  # show local
    * variables (shortcut)`): quotable whole, as code (`quote`), or not (`skip`: code blocks of the docs are never quoted).
    */
   commentedLines?: 'quote' | 'skip';
@@ -342,19 +342,26 @@ function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number,
  * a comment alone, or a doctest's or shell's prompt before one (`>>> # …`), is not: it says what follows.
  */
 const COMMENTED_LINE = /^(?:\$\s+)?(?!#|\/\/|>>>|\.\.\.)(\S.*?)\s+(?:#|\/\/)\s+(.+?)\s*$/;
-/** The code part of a quotable commented line is short: a command or a statement, not a long call. */
+/** The code part of a quotable commented line is short: a command, not a long call. */
 const MAX_COMMENTED_CODE = 100;
+/** A code block of shell commands: rst's directive or a Markdown fence naming a shell or a console session. */
+const SHELL_BLOCK = /^\s*(?:\.\.\s+(?:code-block|code|sourcecode)::|```+|~~~+)\s*(?:bash|sh|shell|console|shell-session|zsh|fish|doscon|bat|batch|cmd|powershell|pwsh|ps1)\s*$/im;
 
 /**
- * The commented lines of a docs code unit (`commentedLines: quote`), each quoted whole as code: the comment says in
- * prose what the line does, which is often the whole answer to a how-to question and no sentence of the page says
- * (pytest's output options are listed so). The comment must read as prose of MIN_WORDS words or more.
+ * The commented command lines of a docs code unit (`commentedLines: quote`), each quoted whole as code: the comment
+ * says in prose what the command does, which is often the whole answer to a how-to question and no sentence of the page
+ * says (pytest's output options are listed so). Commands are the lines of a shell block (`.. code-block:: bash`,
+ * ```` ```console ````) and lines after a shell's prompt (`$ `); the comment must read as prose of MIN_WORDS words or more.
+ * Measured first on every commented line of a block: on dev it also quoted Python's (`process.start()  # the script
+ * will block here until the crawling is finished`), which answered nothing asked.
  */
 function commentedLines(block: ContextBlock, offset: number, text: string, maxChars: number, corpus: Language, literals: ProseOptions['literals']): QuoteCandidate[] {
   const out: QuoteCandidate[] = [];
+  const shell = SHELL_BLOCK.test(text.split('\n').find((l) => l.trim() !== '') ?? '');
   let at = offset;
   for (const line of text.split('\n')) {
-    const m = COMMENTED_LINE.exec(line.trim());
+    // A command, of a shell block or after a shell's prompt: a statement's comment in a program explains the program.
+    const m = shell || /^\s*\$\s/.test(line) ? COMMENTED_LINE.exec(line.trim()) : null;
     const code = m?.[1];
     const comment = m?.[2];
     at += line.length + 1;
