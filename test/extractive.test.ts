@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerSentences, parseMarkers, quotedSpans, quoteOf } from '../pipeline/answer/citations.ts';
 import { buildContext, normaliseText } from '../pipeline/answer/context.ts';
-import { answerShape, EXTRACTIVE_DEFAULTS, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, quoteCandidates, unknownNames, type Meaning } from '../pipeline/answer/generators/extractive.ts';
+import { answerShape, EXTRACTIVE_DEFAULTS, ExtractiveGenerator, extractiveAnswer, isCodeQuestion, mentionedNames, quoteCandidates, unknownNames, type ExtractiveOptions, type Meaning } from '../pipeline/answer/generators/extractive.ts';
 import { createGenerator, extractiveOptions } from '../pipeline/answer/generators/index.ts';
 import { HashingEmbedder } from '../pipeline/embedding/hashing.ts';
 import { configSchema } from '../pipeline/config/schema.ts';
@@ -487,7 +487,7 @@ describe('commented lines of a docs code block (commentedLines)', () => {
   ]);
   const q = 'How do I see the local variables in a traceback?';
   const c = context(q, 'en', printing);
-  const quotes = (options: Parameters<typeof quoteCandidates>[3]) => quoteCandidates(c, false, 700, { ...EXTRACTIVE_DEFAULTS, ...options }).map((x) => x.display);
+  const quotes = (options: Pick<ExtractiveOptions, 'commentedLines'>) => quoteCandidates(c, false, 700, { ...EXTRACTIVE_DEFAULTS, ...options }).map((x) => x.display);
 
   it("quote: a shell block's command with a comment of three words or more is quoted whole, as code, and so is a line after a prompt; a comment alone, a shorter one, one after no code or a program's is not", () => {
     expect(quotes({ commentedLines: 'quote' })).toEqual([
