@@ -447,6 +447,57 @@ describe('the command a how-to answer shows (command)', () => {
     expect(extractiveAnswer(q, ctx, { command: 'named' }, meaning).text).not.toContain('@click');
   });
 
+  describe('after each quote that introduces a code block (commands: introduced)', () => {
+    // pytest's doc/en/how-to/bash-completion.rst: each way is a sentence ending in a colon over its command.
+    const completion = pageChunk('doc/en/how-to/bash-completion.rst', ['How to set up bash completion'], 7, [
+      'When using bash as your shell, ``pytest`` can use argcomplete for auto-completion.',
+      '',
+      'Install argcomplete using:',
+      '',
+      '.. code-block:: bash',
+      '',
+      "    sudo pip install 'argcomplete>=0.5.7'",
+      '',
+      'For permanent (but not global) ``pytest`` activation, use:',
+      '',
+      '.. code-block:: bash',
+      '',
+      '    register-python-argcomplete pytest >> ~/.bashrc',
+      '',
+      'For one-time activation of argcomplete for ``pytest`` only, use:',
+      '',
+      'A note between says the code below is not this sentence\'s.',
+      '',
+      '.. code-block:: bash',
+      '',
+      '    eval "$(register-python-argcomplete pytest)"',
+    ]);
+    const asked = 'How do I get tab completion of pytest options in bash permanently?';
+    const c = context(asked, 'en', completion);
+    const meaning: Meaning = (x) => (x.quote.startsWith('When using') ? 1 : x.quote.startsWith('For permanent') ? 0.98 : x.quote.startsWith('For one-time') ? 0.97 : 0.5);
+
+    it("introduced: the command follows each quote that introduces one, in place; never one prose stands between", () => {
+      const answer = extractiveAnswer(asked, c, { commands: 'introduced' }, meaning);
+      expect(answer.text).toContain(
+        [
+          '- When using bash as your shell, ``pytest`` can use argcomplete for auto-completion. [1]',
+          "- `sudo pip install 'argcomplete>=0.5.7'` [1]",
+          '- For permanent (but not global) ``pytest`` activation, use: [1]',
+          '- `register-python-argcomplete pytest >> ~/.bashrc` [1]',
+          '- For one-time activation of argcomplete for ``pytest`` only, use: [1]',
+        ].join('\n'),
+      );
+      expect(answer.text).not.toContain('eval "$(');
+      expectSpansHeld(answer.text, c);
+    });
+
+    it('best (the default): after the best quote alone', () => {
+      const answer = extractiveAnswer(asked, c, {}, meaning);
+      expect(answer.text).toContain("- `sudo pip install 'argcomplete>=0.5.7'` [1]");
+      expect(answer.text).not.toContain('register-python-argcomplete pytest >>');
+    });
+  });
+
   it('never shows a comment as the command (pytest\'s examples open with `# content of <file>`)', () => {
     const example = pageChunk('doc/en/example/simple.rst', ['Basic patterns', 'Counting calls'], 10, [
       'Here is a test module that uses the fixture to count the calls of the service::',

@@ -489,6 +489,11 @@ export const configSchema = z
              * whole, as code (`quote`), or not (`skip`, default: the docs' code blocks are not quoted).
              */
             commentedLines: z.enum(['quote', 'skip']).optional(),
+            /**
+             * extractive: a how-to answer shows the command after its best quote alone (`best`, default), or also after every
+             * quote that introduces a code block with a colon (`introduced`: "For permanent activation, use:").
+             */
+            commands: z.enum(['best', 'introduced']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

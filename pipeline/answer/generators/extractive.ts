@@ -89,6 +89,12 @@ export interface ExtractiveOptions {
    * variables (shortcut)`): quotable whole, as code (`quote`), or not (`skip`: code blocks of the docs are never quoted).
    */
   commentedLines?: 'quote' | 'skip';
+  /**
+   * Where a how-to answer shows a command (`command`): after its best quote alone (`best`), or also after every quote
+   * that introduces a code block with a colon (`introduced`: "For permanent activation, use:"), question of any kind,
+   * while the quotes leave room.
+   */
+  commands?: 'best' | 'introduced';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -136,6 +142,7 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   literals: 'words',
   command: 'asked',
   commentedLines: 'skip',
+  commands: 'best',
 };
 
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
@@ -690,7 +697,7 @@ function literalsOf(quote: string): string[] {
  * lines and a named literal as two of the rarest (`@click.option('-v', '--verbose', count=True)` for "pass -v several times to increase the verbosity", not the
  * `@click.command()` above it), the first such line on a tie.
  */
-function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }): string | undefined {
+function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }, adjacent = false): string | undefined {
   const block = context.blocks[quote.marker - 1]!;
   if (block.chunk.collection !== 'docs') return undefined;
   const { body } = splitBlockText(block.chunk, block.text);
@@ -702,7 +709,10 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
   for (const unit of asked ? bodyUnits(block, body, asked.prose) : splitUnits(body)) {
     const start = offset;
     offset += unit.text.length;
-    if (start <= quote.offset || unit.kind !== 'code') continue;
+    if (start <= quote.offset) continue;
+    // A quote that introduces code is followed by it: prose between says the code is another's.
+    if (unit.kind !== 'code' && adjacent) return undefined;
+    if (unit.kind !== 'code') continue;
     const lines = unit.text
       .split('\n')
       .map((l) => l.trim())
@@ -737,6 +747,31 @@ function howToCommand(question: string, context: Context, chosen: Scored[], term
   const line = commandAfter(context, best, opts.command === 'asked' ? { terms, prose: opts } : undefined);
   if (!line || chosen.some((c) => c.quote.includes(normaliseText(line)))) return undefined;
   return chosen.reduce((n, c) => n + c.quote.length, 0) + line.length <= opts.maxChars ? { after: best, line } : undefined;
+}
+
+/** A sentence that introduces what follows it: it ends with a colon (`use:`, rst's `::`). */
+const INTRODUCES = /:[*_`"')\]]*$/;
+
+/**
+ * The commands an answer shows, each after the quote it follows: the best quote's (`howToCommand`) and, with
+ * `commands: introduced`, the code line after each quote that introduces a code block with a colon, the line chosen as
+ * `command` says, while the quotes and the lines leave room; never a line a quote or an earlier line already shows.
+ */
+function shownCommands(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string }[] {
+  const best = howToCommand(question, context, chosen, terms, opts);
+  const out = best ? [best] : [];
+  if (opts.commands !== 'introduced') return out;
+  let chars = chosen.reduce((n, c) => n + c.quote.length, 0) + (best?.line.length ?? 0);
+  for (const c of chosen) {
+    if (out.some((o) => o.after === c) || !INTRODUCES.test(c.quote)) continue;
+    const line = commandAfter(context, c, opts.command === 'asked' ? { terms, prose: opts } : undefined, true);
+    if (!line || chars + line.length > opts.maxChars) continue;
+    const shown = normaliseText(line);
+    if (chosen.some((q) => q.quote.includes(shown)) || out.some((o) => normaliseText(o.line) === shown)) continue;
+    out.push({ after: c, line });
+    chars += line.length;
+  }
+  return out;
 }
 
 /** The extractive answer for a question over a context (pure; the generator wraps it, adding `meaning`). */
@@ -794,8 +829,9 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   if (wanted && !chosen.some((c) => givesAnswerType(wanted, c.quote))) return { ...base, text: NOT_GIVEN[language][wanted], noAnswer: true };
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
   // A how-to answer shows the command or code that follows its best quote, as the docs give it.
-  const command = howToCommand(question, context, chosen, terms, opts);
-  if (command) lines.splice(chosen.indexOf(command.after) + 1, 0, `- \`${command.line}\` [${command.after.marker}]`);
+  // Last first, so that each goes in after its quote.
+  const commands = shownCommands(question, context, chosen, terms, opts).sort((a, b) => chosen.indexOf(b.after) - chosen.indexOf(a.after));
+  for (const command of commands) lines.splice(chosen.indexOf(command.after) + 1, 0, `- \`${command.line}\` [${command.after.marker}]`);
   return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}`, quotes: chosen.map((c) => ({ marker: c.marker, text: c.display })) };
 }
 

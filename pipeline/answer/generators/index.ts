@@ -30,6 +30,7 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.literals !== undefined ? { literals: config.literals } : {}),
     ...(config.command !== undefined ? { command: config.command } : {}),
     ...(config.commentedLines !== undefined ? { commentedLines: config.commentedLines } : {}),
+    ...(config.commands !== undefined ? { commands: config.commands } : {}),
   };
 }
 
