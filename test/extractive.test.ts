@@ -527,6 +527,8 @@ describe('commented lines of a docs code block (commentedLines)', () => {
     '    pytest --showlocals     # show local variables in tracebacks',
     '    pytest -l               # show local variables (shortcut)',
     '    pytest --capture=no  # don\'t capture',
+    '    pip install -e .  # Environment dependent alternatives include',
+    "                      # 'python setup.py develop' and 'conda develop'",
     '    # a comment alone says what follows',
     '    ...  # nothing to split on - line too long',
     '',
@@ -540,7 +542,7 @@ describe('commented lines of a docs code block (commentedLines)', () => {
   const c = context(q, 'en', printing);
   const quotes = (options: Pick<ExtractiveOptions, 'commentedLines'>) => quoteCandidates(c, false, 700, { ...EXTRACTIVE_DEFAULTS, ...options }).map((x) => x.display);
 
-  it("quote: a shell block's command with a comment of three words or more is quoted whole, as code, and so is a line after a prompt; a comment alone, a shorter one, one after no code or a program's is not", () => {
+  it("quote: a shell block's command with a comment of three words or more is quoted whole, as code, and so is a line after a prompt; a comment alone, a shorter one, one that goes on under the line, one after no code or a program's is not", () => {
     expect(quotes({ commentedLines: 'quote' })).toEqual([
       'Examples for modifying traceback printing:',
       '`pytest --showlocals # show local variables in tracebacks`',

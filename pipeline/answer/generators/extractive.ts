@@ -366,13 +366,16 @@ function commentedLines(block: ContextBlock, offset: number, text: string, maxCh
   const out: QuoteCandidate[] = [];
   const shell = SHELL_BLOCK.test(text.split('\n').find((l) => l.trim() !== '') ?? '');
   let at = offset;
-  for (const line of text.split('\n')) {
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries()) {
     // A command, of a shell block or after a shell's prompt: a statement's comment in a program explains the program.
     const m = shell || /^\s*\$\s/.test(line) ? COMMENTED_LINE.exec(line.trim()) : null;
     const code = m?.[1];
     const comment = m?.[2];
     at += line.length + 1;
-    if (!code || !comment || code.length > MAX_COMMENTED_CODE || !/\p{L}/u.test(code) || wordCount(comment) < MIN_WORDS || !isProse(comment, literals)) continue;
+    // A comment that goes on under the line (`# Environment dependent alternatives include` / `# 'python setup.py develop'…`) is cut short on it.
+    const continued = /^\s*(?:#|\/\/)/.test(lines[i + 1] ?? '');
+    if (!code || !comment || continued || code.length > MAX_COMMENTED_CODE || !/\p{L}/u.test(code) || wordCount(comment) < MIN_WORDS || !isProse(comment, literals)) continue;
     const quote = normaliseText(line.trim());
     if (quote.length > maxChars || quote.includes('`') || MARKER_LIKE.test(quote)) continue;
     out.push({ marker: block.marker, offset: at - line.length - 1, quote, display: `\`${quote}\``, terms: contentTerms(quote, corpus) });
