@@ -93,6 +93,19 @@ describe('glossQuotes', () => {
     }
   });
 
+  itApertium("translates a quoted command's comment alone, the command kept as written", async () => {
+    const t = new ApertiumTranslator();
+    try {
+      const answer = { quotes: [{ marker: 1, text: '`$ pytest --showlocals # show local variables in tracebacks`' }, { marker: 2, text: '`def test_x(tmp_path):`' }], citations: [cited(1), cited(2)] };
+      const g = await glossQuotes(answer, t, 'en', 'es');
+      expect(g.glosses![0]!.text).toMatch(/^`\$ pytest --showlocals` # .*variables locales/);
+      // Code without a comment is left to the translator, which keeps it.
+      expect(g.glosses![1]!.text).toBe('`def test_x(tmp_path):`');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('says why when the translator fails, and glosses nothing', async () => {
     const t = new ApertiumTranslator({ command: 'apertium-not-installed-here', modesDir: '/nonexistent' });
     const g = await glossQuotes({ quotes: [{ marker: 1, text: 'Some text.' }], citations: [cited(1)] }, t, 'en', 'es');

@@ -2,6 +2,7 @@ import type { CitaConfig } from '../config/schema.ts';
 import { configuredLexicon } from '../text/lexicon/lexicon.ts';
 import type { SelectionChoices } from '../text/lexicalSelection.ts';
 import type { Language, Translator } from '../text/translate.ts';
+import { commentedLine } from './commentedLine.ts';
 import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
 
 /**
@@ -24,12 +25,27 @@ export async function glossQuotes(
   const quotes = (answer.quotes ?? []).filter((q) => cited.has(q.marker));
   if (quotes.length === 0 || from === to) return {};
   try {
-    const texts = await Promise.all(quotes.map((q) => translator.translate(q.text, from, to, keep, choices)));
+    // A quoted command with its comment (`pytest -l # show local variables`): its comment is what there is to translate.
+    const commented = quotes.map((q) => commentedCode(q.text));
+    const texts = await Promise.all(quotes.map((q, i) => translator.translate(commented[i]?.comment ?? q.text, from, to, keep, choices)));
     // Apertium leaves a double space where it drops a word (`Alfredo's` → `Alfredo  bueno`).
-    return { glosses: quotes.map((q, i) => ({ marker: q.marker, quote: q.text, text: texts[i]!.replace(/[ \t]{2,}/g, ' ') })), glossedBy: translator.id };
+    const text = (i: number) => {
+      const gloss = texts[i]!.replace(/[ \t]{2,}/g, ' ');
+      const c = commented[i];
+      return c ? `\`${c.code}\` ${c.marker} ${gloss}` : gloss;
+    };
+    return { glosses: quotes.map((q, i) => ({ marker: q.marker, quote: q.text, text: text(i) })), glossedBy: translator.id };
   } catch (err) {
     return { glossedBy: `gloss failed: ${(err as Error).message}` };
   }
+}
+
+/** A quote that is a command and its comment, as code (`` `pytest -l  # show local variables` ``): the command with its prompt, the comment's marker, the comment. */
+function commentedCode(quote: string): { code: string; marker: string; comment: string } | undefined {
+  const code = /^`([^`]+)`$/.exec(quote)?.[1];
+  const line = code === undefined ? undefined : commentedLine(code);
+  const head = line ? /^(.*?)\s+(#|\/\/)\s+$/.exec(line.head) : null;
+  return line && head ? { code: head[1]!, marker: head[2]!, comment: line.comment } : undefined;
 }
 
 /** A word with its first letter in upper case. */

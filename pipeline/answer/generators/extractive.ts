@@ -5,6 +5,7 @@ import { contentTerms, foldWord } from '../../text/analysis.ts';
 import type { Embedder } from '../../types.ts';
 import { cosine, meanVector } from '../../vectors.ts';
 import { expectedAnswerType, givesAnswerType, type AnswerType } from '../answerType.ts';
+import { commentedLine } from '../commentedLine.ts';
 import { normaliseText, splitBlockText } from '../context.ts';
 import type { Context, ContextBlock, GeneratedAnswer, Generator, Language } from '../types.ts';
 
@@ -343,12 +344,6 @@ function proseCandidates(block: ContextBlock, rawBody: string, maxChars: number,
   return out;
 }
 
-/**
- * A line of code and the comment after it (`pytest --showlocals     # show local variables in tracebacks`,
- * `$ git tag  # shows the tagged versions`): the code, then `#` or `//` after a space, then the comment. A line that is
- * a comment alone, or a doctest's or shell's prompt before one (`>>> # …`), is not: it says what follows.
- */
-const COMMENTED_LINE = /^(?:\$\s+)?(?!#|\/\/|>>>|\.\.\.)(\S.*?)\s+(?:#|\/\/)\s+(.+?)\s*$/;
 /** The code part of a quotable commented line is short: a command, not a long call. */
 const MAX_COMMENTED_CODE = 100;
 /** A code block of shell commands: rst's directive or a Markdown fence naming a shell or a console session. */
@@ -369,9 +364,9 @@ function commentedLines(block: ContextBlock, offset: number, text: string, maxCh
   const lines = text.split('\n');
   for (const [i, line] of lines.entries()) {
     // A command, of a shell block or after a shell's prompt: a statement's comment in a program explains the program.
-    const m = shell || /^\s*\$\s/.test(line) ? COMMENTED_LINE.exec(line.trim()) : null;
-    const code = m?.[1];
-    const comment = m?.[2];
+    const m = shell || /^\s*\$\s/.test(line) ? commentedLine(line) : undefined;
+    const code = m?.code;
+    const comment = m?.comment;
     at += line.length + 1;
     // A comment that goes on under the line (`# Environment dependent alternatives include` / `# 'python setup.py develop'…`) is cut short on it.
     const continued = /^\s*(?:#|\/\/)/.test(lines[i + 1] ?? '');
