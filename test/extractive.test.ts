@@ -491,6 +491,33 @@ describe('the command a how-to answer shows (command)', () => {
       expectSpansHeld(answer.text, c);
     });
 
+    it('introduced: no line that holds nothing asked or named, nor a rule of console output', () => {
+      const ini = pageChunk('doc/en/example/markers.rst', ['Working with custom markers'], 30, [
+        'You can register custom marks in your configuration file like this:',
+        '',
+        '.. code-block:: ini',
+        '',
+        '    [tool]',
+        '    markers =',
+        '        slow: for slow tests',
+        '',
+        'The durations are then reported at the end of the session:',
+        '',
+        '.. code-block:: text',
+        '',
+        '    ============ slowest durations of custom marks ============',
+        '    3.01s call     test_some_are_slow.py::test_funcslow2',
+      ]);
+      const q2 = 'Where do I declare custom marks?';
+      const c2 = context(q2, 'en', ini);
+      const answer = extractiveAnswer(q2, c2, { commands: 'introduced' }, (x) => (x.quote.startsWith('You can') || x.quote.startsWith('The durations') ? 0.95 : 0.5));
+      expect(answer.text).toContain('- You can register custom marks in your configuration file like this: [1]');
+      expect(answer.text).not.toContain('[tool]');
+      expect(answer.text).not.toContain('====');
+      expect(answer.text).not.toContain('3.01s');
+      expectSpansHeld(answer.text, c2);
+    });
+
     it('best (the default): after the best quote alone', () => {
       const answer = extractiveAnswer(asked, c, {}, meaning);
       expect(answer.text).toContain("- `sudo pip install 'argcomplete>=0.5.7'` [1]");

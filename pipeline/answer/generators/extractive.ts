@@ -695,7 +695,7 @@ function literalsOf(quote: string): string[] {
  * lines and a named literal as two of the rarest (`@click.option('-v', '--verbose', count=True)` for "pass -v several times to increase the verbosity", not the
  * `@click.command()` above it), the first such line on a tie.
  */
-function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }, adjacent = false): string | undefined {
+function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }, introduced = false): string | undefined {
   const block = context.blocks[quote.marker - 1]!;
   if (block.chunk.collection !== 'docs') return undefined;
   const { body } = splitBlockText(block.chunk, block.text);
@@ -709,14 +709,17 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
     offset += unit.text.length;
     if (start <= quote.offset) continue;
     // A quote that introduces code is followed by it: prose between says the code is another's.
-    if (unit.kind !== 'code' && adjacent) return undefined;
+    if (unit.kind !== 'code' && introduced) return undefined;
     if (unit.kind !== 'code') continue;
     const lines = unit.text
       .split('\n')
       .map((l) => l.trim())
       // Markup, and comments: a line that only says what follows (`# content of test_compute.py`) is no command.
-      .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:|(?:#|\/\/)(?:\s|$))/.test(l));
-    const line = terms ? askedLine(lines, named, terms, corpus) : (lines.find((l) => named.some((n) => l.includes(n))) ?? lines[0]);
+      .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:|(?:#|\/\/)(?:\s|$))/.test(l))
+      // After a quote that is not the best, only a line that holds something asked or named, and not a rule of output.
+      .filter((l) => !introduced || !RULE.test(l));
+    const byNamed = lines.find((l) => named.some((n) => l.includes(n)));
+    const line = terms ? askedLine(lines, named, terms, corpus, introduced) : introduced ? byNamed : (byNamed ?? lines[0]);
     if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
     return undefined;
   }
@@ -728,14 +731,16 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
  * lines (a term of every line, `click` in a Click example, says nothing about which) and a named literal as two of
  * the rarest; the first such line on a tie.
  */
-function askedLine(lines: string[], named: string[], terms: Set<string>, corpus: Language): string | undefined {
+function askedLine(lines: string[], named: string[], terms: Set<string>, corpus: Language, holding = false): string | undefined {
   const termsOf = lines.map((l) => contentTerms(l, corpus));
   const weights = [...terms].map((t) => {
     const n = termsOf.filter((ts) => ts.has(t)).length;
     return [t, n === 0 ? 0 : Math.log((lines.length + 1) / n)] as const;
   });
   const scores = lines.map((l, i) => 2 * Math.log(lines.length + 1) * named.filter((n) => l.includes(n)).length + weights.reduce((sum, [t, w]) => sum + (termsOf[i]!.has(t) ? w : 0), 0));
-  return lines[scores.indexOf(Math.max(...scores))];
+  const best = Math.max(...scores);
+  // `holding`: none when no line holds a named literal or a question's term that some line lacks.
+  return holding && !(best > 0) ? undefined : lines[scores.indexOf(best)];
 }
 
 /** A how-to answer's command (see `commandAfter`): the quote it follows and the line, when the quotes leave room for it. */
@@ -753,7 +758,9 @@ const INTRODUCES = /:[*_`"')\]]*$/;
 /**
  * The commands an answer shows, each after the quote it follows: the best quote's (`howToCommand`) and, with
  * `commands: introduced`, the code line after each quote that introduces a code block with a colon, the line chosen as
- * `command` says, while the quotes and the lines leave room; never a line a quote or an earlier line already shows.
+ * `command` says among those that hold a literal the quote names or a term of the question (`[pytest]` over an ini
+ * file's lines, `import os`, holds neither) and are no rule of console output, while the quotes and the lines leave
+ * room; never a line a quote or an earlier line already shows.
  */
 function shownCommands(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string }[] {
   const best = howToCommand(question, context, chosen, terms, opts);
