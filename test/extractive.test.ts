@@ -518,6 +518,25 @@ describe('the command a how-to answer shows (command)', () => {
       expectSpansHeld(answer.text, c2);
     });
 
+    it("introduced: where some lines of the block open with a prompt, one of those, not what a command printed", () => {
+      const session = pageChunk('doc/en/how-to/cache.rst', ['Rerunning only failures'], 40, [
+        'To run only the failures of the last run again, use ``--lf``:',
+        '',
+        '.. code-block:: pytest',
+        '',
+        '    test_50.py FF..............                                [100%]',
+        '    $ pytest --lf',
+        '    run-last-failure: rerun previous 2 failures',
+      ]);
+      // Not a how-to question: no best quote's command, the line is `introduced`'s.
+      const q3 = 'Can I run the failures of the last run again?';
+      const c3 = context(q3, 'en', session);
+      const answer = extractiveAnswer(q3, c3, { commands: 'introduced' }, () => 0.95);
+      expect(answer.text).toContain('- To run only the failures of the last run again, use ``--lf``: [1]\n- `$ pytest --lf` [1]');
+      expect(answer.text).not.toContain('test_50.py');
+      expect(answer.text).not.toContain('rerun previous');
+    });
+
     it('best (the default): after the best quote alone', () => {
       const answer = extractiveAnswer(asked, c, {}, meaning);
       expect(answer.text).toContain("- `sudo pip install 'argcomplete>=0.5.7'` [1]");

@@ -718,6 +718,9 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
       .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:|(?:#|\/\/)(?:\s|$))/.test(l))
       // After a quote that is not the best, only a line that holds something asked or named, and not a rule of output.
       .filter((l) => !introduced || !RULE.test(l));
+    // Where some lines open with a prompt (`$ pytest --lf`, `>>> app.config`), the others are what the commands printed.
+    const prompted = introduced ? lines.filter((l) => PROMPT.test(l)) : [];
+    if (prompted.length) lines.splice(0, lines.length, ...prompted);
     const byNamed = lines.find((l) => named.some((n) => l.includes(n)));
     const line = terms ? askedLine(lines, named, terms, corpus, introduced) : introduced ? byNamed : (byNamed ?? lines[0]);
     if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
@@ -752,6 +755,9 @@ function howToCommand(question: string, context: Context, chosen: Scored[], term
   return chosen.reduce((n, c) => n + c.quote.length, 0) + line.length <= opts.maxChars ? { after: best, line } : undefined;
 }
 
+/** A shell's or Python's prompt opening a line of a session. */
+const PROMPT = /^(?:\$|>>>)\s/;
+
 /** A sentence that introduces what follows it: it ends with a colon (`use:`, rst's `::`). */
 const INTRODUCES = /:[*_`"')\]]*$/;
 
@@ -759,7 +765,8 @@ const INTRODUCES = /:[*_`"')\]]*$/;
  * The commands an answer shows, each after the quote it follows: the best quote's (`howToCommand`) and, with
  * `commands: introduced`, the code line after each quote that introduces a code block with a colon, the line chosen as
  * `command` says among those that hold a literal the quote names or a term of the question (`[pytest]` over an ini
- * file's lines, `import os`, holds neither) and are no rule of console output, while the quotes and the lines leave
+ * file's lines, `import os`, holds neither), are no rule of console output and, where some lines of the block open with
+ * a prompt, open with one (the others are output: `test_50.py FF....  [100%]`), while the quotes and the lines leave
  * room; never a line a quote or an earlier line already shows.
  */
 function shownCommands(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string }[] {
