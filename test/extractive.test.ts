@@ -537,8 +537,8 @@ describe('the command a how-to answer shows (command)', () => {
       expect(answer.text).not.toContain('rerun previous');
     });
 
-    it('best (the default): after the best quote alone', () => {
-      const answer = extractiveAnswer(asked, c, {}, meaning);
+    it('best: after the best quote alone', () => {
+      const answer = extractiveAnswer(asked, c, { commands: 'best' }, meaning);
       expect(answer.text).toContain("- `sudo pip install 'argcomplete>=0.5.7'` [1]");
       expect(answer.text).not.toContain('register-python-argcomplete pytest >>');
     });
@@ -598,8 +598,13 @@ describe('commented lines of a docs code block (commentedLines)', () => {
     ]);
   });
 
-  it('skip (the default): the code blocks are not quoted', () => {
-    expect(quotes({})).toEqual(['Examples for modifying traceback printing:', 'The ``--full-trace`` causes very long traces to be printed on error.']);
+  it('skip: the code blocks are not quoted', () => {
+    expect(quotes({ commentedLines: 'skip' })).toEqual(['Examples for modifying traceback printing:', 'The ``--full-trace`` causes very long traces to be printed on error.']);
+  });
+
+  it('is quote by default, and the config sets both it and commands', () => {
+    expect(EXTRACTIVE_DEFAULTS).toMatchObject({ commentedLines: 'quote', commands: 'introduced' });
+    expect(extractiveOptions(configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', commentedLines: 'skip', commands: 'best' }))).toMatchObject({ commentedLines: 'skip', commands: 'best' });
   });
 
   it('answers with the line, verbatim, and the command is not shown twice', () => {

@@ -486,12 +486,12 @@ export const configSchema = z
             command: z.enum(['named', 'asked']).optional(),
             /**
              * extractive: a command of a docs shell block with a comment after it (`pytest -l  # show local variables`) is quotable
-             * whole, as code (`quote`), or not (`skip`, default: the docs' code blocks are not quoted).
+             * whole, as code (`quote`, default), or not (`skip`: the docs' code blocks are not quoted).
              */
             commentedLines: z.enum(['quote', 'skip']).optional(),
             /**
-             * extractive: a how-to answer shows the command after its best quote alone (`best`, default), or also after every
-             * quote that introduces a code block with a colon (`introduced`: "For permanent activation, use:").
+             * extractive: an answer shows the command after a how-to answer's best quote alone (`best`), or also after every
+             * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:").
              */
             commands: z.enum(['best', 'introduced']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
