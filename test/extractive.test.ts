@@ -537,28 +537,6 @@ describe('the command a how-to answer shows (command)', () => {
       expect(answer.text).not.toContain('rerun previous');
     });
 
-    it('around: also the code a quote points back at, ahead of it, where the quote opens its paragraph right after the code', () => {
-      // Scrapy's docs/intro/tutorial.rst, "Storing the scraped data".
-      const storing = pageChunk('docs/intro/tutorial.rst', ['Scrapy Tutorial', 'Storing the scraped data'], 515, [
-        'The simplest way to store the scraped data is by using Feed exports, with the following command::',
-        '',
-        '    scrapy crawl quotes -O quotes.json',
-        '',
-        'That will generate a ``quotes.json`` file containing all scraped items, serialized in JSON.',
-        '',
-        'You can also append to a file. That is not shown here.',
-      ]);
-      const q4 = 'Can I save the scraped items to a JSON file?';
-      const c4 = context(q4, 'en', storing);
-      const scores: Meaning = (x) => (x.quote.startsWith('That will') ? 0.95 : x.quote.startsWith('That is not') ? 0.94 : 0.5);
-      const around = extractiveAnswer(q4, c4, { commands: 'around' }, scores);
-      expect(around.text).toContain('- `scrapy crawl quotes -O quotes.json` [1]\n- That will generate a ``quotes.json`` file');
-      // Not for a sentence that does not open its paragraph, though it points back.
-      expect(around.text.match(/scrapy crawl/g)).toHaveLength(1);
-      expectSpansHeld(around.text, c4);
-      expect(extractiveAnswer(q4, c4, { commands: 'introduced' }, scores).text).not.toContain('scrapy crawl');
-    });
-
     it('best: after the best quote alone', () => {
       const answer = extractiveAnswer(asked, c, { commands: 'best' }, meaning);
       expect(answer.text).toContain("- `sudo pip install 'argcomplete>=0.5.7'` [1]");

@@ -491,10 +491,9 @@ export const configSchema = z
             commentedLines: z.enum(['quote', 'skip']).optional(),
             /**
              * extractive: an answer shows the command after a how-to answer's best quote alone (`best`), or also after every
-             * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:"), and
-             * (`around`) before a quote that opens its paragraph right after a code block with a word pointing back at it.
+             * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:").
              */
-            commands: z.enum(['best', 'introduced', 'around']).optional(),
+            commands: z.enum(['best', 'introduced']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

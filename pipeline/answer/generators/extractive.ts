@@ -93,10 +93,9 @@ export interface ExtractiveOptions {
   /**
    * Where an answer shows a command (`command`): after a how-to answer's best quote alone (`best`), or also after every
    * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:"), question
-   * of any kind, while the quotes leave room; `around`, also before a quote that opens its paragraph right after a code
-   * block with a word that points back at it ("That will generate a ``quotes.json`` file…").
+   * of any kind, while the quotes leave room.
    */
-  commands?: 'best' | 'introduced' | 'around';
+  commands?: 'best' | 'introduced';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -704,6 +703,9 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
   const block = context.blocks[quote.marker - 1]!;
   if (block.chunk.collection !== 'docs') return undefined;
   const { body } = splitBlockText(block.chunk, block.text);
+  const named = literalsOf(quote.quote);
+  const corpus = context.corpus ?? 'en';
+  const terms = asked?.terms;
   let offset = 0;
   // Asked: the code as the quotes were read (an indented example under `.. click:example::` is code there too).
   for (const unit of asked ? bodyUnits(block, body, asked.prose) : splitUnits(body)) {
@@ -713,57 +715,20 @@ function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: 
     // A quote that introduces code is followed by it: prose between says the code is another's.
     if (unit.kind !== 'code' && introduced) return undefined;
     if (unit.kind !== 'code') continue;
-    return codeLine(unit, quote, asked?.terms, context.corpus ?? 'en', introduced);
-  }
-  return undefined;
-}
-
-/**
- * The line of a code unit an answer shows beside `quote` (see `commandAfter`); `strict` (a quote that is not the
- * best's): only a line that holds something asked or named, no rule of output, and a prompted line where there are some.
- */
-function codeLine(unit: TextUnit, quote: QuoteCandidate, terms: Set<string> | undefined, corpus: Language, strict: boolean): string | undefined {
-  const named = literalsOf(quote.quote);
-  const lines = unit.text
-    .split('\n')
-    .map((l) => l.trim())
-    // Markup, and comments: a line that only says what follows (`# content of test_compute.py`) is no command.
-    .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:|(?:#|\/\/)(?:\s|$))/.test(l))
-    .filter((l) => !strict || !RULE.test(l));
-  // Where some lines open with a prompt (`$ pytest --lf`, `>>> app.config`), the others are what the commands printed.
-  const prompted = strict ? lines.filter((l) => PROMPT.test(l)) : [];
-  if (prompted.length) lines.splice(0, lines.length, ...prompted);
-  const byNamed = lines.find((l) => named.some((n) => l.includes(n)));
-  const line = terms ? askedLine(lines, named, terms, corpus, strict) : strict ? byNamed : (byNamed ?? lines[0]);
-  return line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line) ? line : undefined;
-}
-
-/** Words that open a sentence about what was just shown (`That will generate a quotes.json file…`), per corpus language. */
-const REFERS_BACK: Partial<Record<Language, RegExp>> = {
-  en: /^(?:This|That|These|Those|It|Here)\b/,
-  es: /^(?:Esto|Eso|Este|Esta|Estos|Estas|Ese|Esa|Aqu[ií])\b/,
-};
-
-/**
- * The code line a quote refers back to (`commands: around`): where the quote opens its paragraph right after a code
- * unit and with a word that points back at it ("This enables debug mode…" after `$ flask --app hello run --debug`),
- * that unit's line, chosen as `commandAfter` chooses after a quote that is not the best.
- */
-function commandBefore(context: Context, quote: QuoteCandidate, asked: { terms: Set<string>; prose: ProseOptions } | undefined): string | undefined {
-  const block = context.blocks[quote.marker - 1]!;
-  const corpus = context.corpus ?? 'en';
-  if (block.chunk.collection !== 'docs' || !REFERS_BACK[corpus]?.test(quote.quote)) return undefined;
-  const { body } = splitBlockText(block.chunk, block.text);
-  let offset = 0;
-  let previous: TextUnit | undefined;
-  for (const unit of asked ? bodyUnits(block, body, asked.prose) : splitUnits(body)) {
-    const start = offset;
-    offset += unit.text.length;
-    if (quote.offset < offset) {
-      const opens = unit.kind === 'prose' && body.slice(start, quote.offset).trim() === '';
-      return opens && previous?.kind === 'code' ? codeLine(previous, quote, asked?.terms, corpus, true) : undefined;
-    }
-    previous = unit;
+    const lines = unit.text
+      .split('\n')
+      .map((l) => l.trim())
+      // Markup, and comments: a line that only says what follows (`# content of test_compute.py`) is no command.
+      .filter((l) => l !== '' && !/^(?:\.\.\s|```|~~~|:\w+:|(?:#|\/\/)(?:\s|$))/.test(l))
+      // After a quote that is not the best, only a line that holds something asked or named, and not a rule of output.
+      .filter((l) => !introduced || !RULE.test(l));
+    // Where some lines open with a prompt (`$ pytest --lf`, `>>> app.config`), the others are what the commands printed.
+    const prompted = introduced ? lines.filter((l) => PROMPT.test(l)) : [];
+    if (prompted.length) lines.splice(0, lines.length, ...prompted);
+    const byNamed = lines.find((l) => named.some((n) => l.includes(n)));
+    const line = terms ? askedLine(lines, named, terms, corpus, introduced) : introduced ? byNamed : (byNamed ?? lines[0]);
+    if (line && line.length <= 200 && !line.includes('`') && !MARKER_LIKE.test(line)) return line;
+    return undefined;
   }
   return undefined;
 }
@@ -808,22 +773,19 @@ const INTRODUCES = /:[*_`"')\]]*$/;
  * a prompt, open with one (the others are output: `test_50.py FF....  [100%]`), while the quotes and the lines leave
  * room; never a line a quote or an earlier line already shows.
  */
-function shownCommands(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string; before?: boolean }[] {
+function shownCommands(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string }[] {
   const best = howToCommand(question, context, chosen, terms, opts);
-  const out: { after: Scored; line: string; before?: boolean }[] = best ? [best] : [];
-  if (opts.commands === 'best') return out;
-  const asked = opts.command === 'asked' ? { terms, prose: opts } : undefined;
+  const out = best ? [best] : [];
+  if (opts.commands !== 'introduced') return out;
   let chars = chosen.reduce((n, c) => n + c.quote.length, 0) + (best?.line.length ?? 0);
-  const show = (c: Scored, line: string | undefined, before: boolean) => {
-    if (!line || chars + line.length > opts.maxChars) return;
-    const shown = normaliseText(line);
-    if (chosen.some((q) => q.quote.includes(shown)) || out.some((o) => normaliseText(o.line) === shown)) return;
-    out.push({ after: c, line, ...(before ? { before } : {}) });
-    chars += line.length;
-  };
   for (const c of chosen) {
-    if (opts.commands === 'around' && !out.some((o) => o.after === c)) show(c, commandBefore(context, c, asked), true);
-    if (!out.some((o) => o.after === c && !o.before) && INTRODUCES.test(c.quote)) show(c, commandAfter(context, c, asked, true), false);
+    if (out.some((o) => o.after === c) || !INTRODUCES.test(c.quote)) continue;
+    const line = commandAfter(context, c, opts.command === 'asked' ? { terms, prose: opts } : undefined, true);
+    if (!line || chars + line.length > opts.maxChars) continue;
+    const shown = normaliseText(line);
+    if (chosen.some((q) => q.quote.includes(shown)) || out.some((o) => normaliseText(o.line) === shown)) continue;
+    out.push({ after: c, line });
+    chars += line.length;
   }
   return out;
 }
@@ -883,10 +845,9 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   if (wanted && !chosen.some((c) => givesAnswerType(wanted, c.quote))) return { ...base, text: NOT_GIVEN[language][wanted], noAnswer: true };
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
   // A how-to answer shows the command or code that follows its best quote, as the docs give it.
-  // Last first, so that each goes in beside its quote: after it, or (`before`) ahead of it.
-  const at = (c: { after: Scored; before?: boolean }) => chosen.indexOf(c.after) + (c.before ? 0 : 1);
-  const commands = shownCommands(question, context, chosen, terms, opts).sort((a, b) => at(b) - at(a) || (a.before ? -1 : 1));
-  for (const command of commands) lines.splice(at(command), 0, `- \`${command.line}\` [${command.after.marker}]`);
+  // Last first, so that each goes in after its quote.
+  const commands = shownCommands(question, context, chosen, terms, opts).sort((a, b) => chosen.indexOf(b.after) - chosen.indexOf(a.after));
+  for (const command of commands) lines.splice(chosen.indexOf(command.after) + 1, 0, `- \`${command.line}\` [${command.after.marker}]`);
   return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}`, quotes: chosen.map((c) => ({ marker: c.marker, text: c.display })) };
 }
 
