@@ -698,6 +698,8 @@ function literalsOf(quote: string): string[] {
  * (`command: asked`), the line with the most of both those and the question's terms, each term by its rarity among the
  * lines and a named literal as two of the rarest (`@click.option('-v', '--verbose', count=True)` for "pass -v several times to increase the verbosity", not the
  * `@click.command()` above it), the first such line on a tie.
+ * `introduced` (a quote other than the best that ends with a colon, `shownCommands`): only the code right after it, and
+ * the line as `shownCommands` says.
  */
 function commandAfter(context: Context, quote: QuoteCandidate, asked?: { terms: Set<string>; prose: ProseOptions }, introduced = false): string | undefined {
   const block = context.blocks[quote.marker - 1]!;
@@ -844,8 +846,8 @@ export function extractiveAnswer(question: string, context: Context, options: Ex
   const wanted = opts.answerTypes === 'check' ? expectedAnswerType(question, context.translation) : undefined;
   if (wanted && !chosen.some((c) => givesAnswerType(wanted, c.quote))) return { ...base, text: NOT_GIVEN[language][wanted], noAnswer: true };
   const lines = chosen.map((c) => `- ${c.display} [${c.marker}]`);
-  // A how-to answer shows the command or code that follows its best quote, as the docs give it.
-  // Last first, so that each goes in after its quote.
+  // The command or code line that follows a how-to answer's best quote, and each quote that introduces one, as the
+  // docs give it; the last first, so that each goes in after its quote.
   const commands = shownCommands(question, context, chosen, terms, opts).sort((a, b) => chosen.indexOf(b.after) - chosen.indexOf(a.after));
   for (const command of commands) lines.splice(chosen.indexOf(command.after) + 1, 0, `- \`${command.line}\` [${command.after.marker}]`);
   return { ...base, text: `${leadIn(language, quoted)}\n\n${lines.join('\n')}`, quotes: chosen.map((c) => ({ marker: c.marker, text: c.display })) };
