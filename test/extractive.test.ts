@@ -537,31 +537,6 @@ describe('the command a how-to answer shows (command)', () => {
       expect(answer.text).not.toContain('rerun previous');
     });
 
-    it('adjacent: also after a quote the code follows right away, where its line uses a literal the quote names', () => {
-      // Flask's docs/server.rst, "Command Line".
-      const server = pageChunk('docs/server.rst', ['Development Server', 'Command Line'], 21, [
-        'Use the ``--app`` option to point to your application, and the ``--debug`` option to enable debug mode.',
-        '',
-        '.. code-block:: text',
-        '',
-        '    $ flask --app hello run --debug',
-        '',
-        'Running a server is described in the deployment docs.',
-        '',
-        '.. code-block:: text',
-        '',
-        '    $ gunicorn hello:app',
-      ]);
-      const q5 = 'Can I start the development server in debug mode?';
-      const c5 = context(q5, 'en', server);
-      const scores: Meaning = (x) => (x.quote.startsWith('Use the') || x.quote.startsWith('Running') ? 0.95 : 0.5);
-      const adjacent = extractiveAnswer(q5, c5, { commands: 'adjacent' }, scores).text;
-      expect(adjacent).toContain('``--debug`` option to enable debug mode. [1]\n- `$ flask --app hello run --debug` [1]');
-      // A quote that names nothing the code uses is not followed by it.
-      expect(adjacent).not.toContain('gunicorn');
-      expect(extractiveAnswer(q5, c5, { commands: 'introduced' }, scores).text).not.toContain('$ flask');
-    });
-
     it('best: after the best quote alone', () => {
       const answer = extractiveAnswer(asked, c, { commands: 'best' }, meaning);
       expect(answer.text).toContain("- `sudo pip install 'argcomplete>=0.5.7'` [1]");

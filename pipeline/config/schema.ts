@@ -491,10 +491,9 @@ export const configSchema = z
             commentedLines: z.enum(['quote', 'skip']).optional(),
             /**
              * extractive: an answer shows the command after a how-to answer's best quote alone (`best`), or also after every
-             * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:"), or also
-             * (`adjacent`) after a quote the code follows right away that names a literal the line uses.
+             * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:").
              */
-            commands: z.enum(['best', 'introduced', 'adjacent']).optional(),
+            commands: z.enum(['best', 'introduced']).optional(),
             /** openai: the endpoint's base URL (OpenAI, Ollama, vLLM, llama.cpp server), e.g. http://127.0.0.1:11434/v1. */
             baseUrl: z.string().url().optional(),
             /** openai / local: the model name; local: a registry name or a .gguf path. */

@@ -93,10 +93,9 @@ export interface ExtractiveOptions {
   /**
    * Where an answer shows a command (`command`): after a how-to answer's best quote alone (`best`), or also after every
    * quote that introduces a code block with a colon (`introduced`, default: "For permanent activation, use:"), question
-   * of any kind, while the quotes leave room; `adjacent`, also after a quote the code follows right away that names a
-   * literal its line uses ("…and the ``--debug`` option to enable debug mode." over `$ flask --app hello run --debug`).
+   * of any kind, while the quotes leave room.
    */
-  commands?: 'best' | 'introduced' | 'adjacent';
+  commands?: 'best' | 'introduced';
 }
 
 export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
@@ -779,15 +778,12 @@ const INTRODUCES = /:[*_`"')\]]*$/;
 function shownCommands(question: string, context: Context, chosen: Scored[], terms: Set<string>, opts: Required<ExtractiveOptions>): { after: Scored; line: string }[] {
   const best = howToCommand(question, context, chosen, terms, opts);
   const out = best ? [best] : [];
-  if (opts.commands === 'best') return out;
+  if (opts.commands !== 'introduced') return out;
   let chars = chosen.reduce((n, c) => n + c.quote.length, 0) + (best?.line.length ?? 0);
   for (const c of chosen) {
-    const introduces = INTRODUCES.test(c.quote);
-    const named = literalsOf(c.quote);
-    if (out.some((o) => o.after === c) || !(introduces || (opts.commands === 'adjacent' && named.length > 0))) continue;
+    if (out.some((o) => o.after === c) || !INTRODUCES.test(c.quote)) continue;
     const line = commandAfter(context, c, opts.command === 'asked' ? { terms, prose: opts } : undefined, true);
-    // `adjacent`: a quote that does not end with a colon shows the code right after it only where that uses what it names.
-    if (!line || chars + line.length > opts.maxChars || (!introduces && !named.some((n) => line.includes(n)))) continue;
+    if (!line || chars + line.length > opts.maxChars) continue;
     const shown = normaliseText(line);
     if (chosen.some((q) => q.quote.includes(shown)) || out.some((o) => normaliseText(o.line) === shown)) continue;
     out.push({ after: c, line });
