@@ -183,7 +183,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
       const candidates = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases);
       let hits = withFileEvidence(candidates, hybrid.fileEvidence ?? 0);
-      const lateHits = lateFor && late.collections.includes(c) ? await lateInteracted(embedder, hits, plan.question.dense, late) : undefined;
+      const lateHits = lateFor ? await lateInteracted(embedder, c, hits, plan.question.dense, late) : undefined;
       if (lateHits) {
         hits = lateHits;
         reranked.push(c);

@@ -5,13 +5,15 @@
  * follows. The extractive generator quotes such lines (`answer.generator.commentedLines`), and a quote's gloss
  * translates the comment alone.
  */
-const COMMENTED_LINE = /^((?:\$\s+)?(?!#|\/\/|>>>|\.\.\.)(\S.*?)\s+(?:#|\/\/)\s+)(.+?)\s*$/;
+const COMMENTED_LINE = /^((?:\$\s+)?(?!#|\/\/|>>>|\.\.\.)(\S.*?))\s+(#|\/\/)\s+(.+?)\s*$/;
 
 export interface CommentedLine {
-  /** The line up to its comment, the comment's marker and the space after it included (`pytest -l  # `). */
-  head: string;
+  /** The line up to its comment, a shell's prompt included (`$ pytest -l`). */
+  command: string;
   /** The code, a shell's prompt left out (`pytest -l`). */
   code: string;
+  /** The comment's marker (`#`, `//`). */
+  marker: string;
   /** What the comment says (`show local variables (shortcut)`). */
   comment: string;
 }
@@ -19,5 +21,5 @@ export interface CommentedLine {
 /** The line's code and comment, or undefined when it is not code with a comment after it. Pure. */
 export function commentedLine(line: string): CommentedLine | undefined {
   const m = COMMENTED_LINE.exec(line.trim());
-  return m ? { head: m[1]!, code: m[2]!, comment: m[3]! } : undefined;
+  return m ? { command: m[1]!, code: m[2]!, marker: m[3]!, comment: m[4]! } : undefined;
 }

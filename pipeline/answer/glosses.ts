@@ -2,7 +2,7 @@ import type { CitaConfig } from '../config/schema.ts';
 import { configuredLexicon } from '../text/lexicon/lexicon.ts';
 import type { SelectionChoices } from '../text/lexicalSelection.ts';
 import type { Language, Translator } from '../text/translate.ts';
-import { commentedLine } from './commentedLine.ts';
+import { commentedLine, type CommentedLine } from './commentedLine.ts';
 import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
 
 /**
@@ -32,7 +32,7 @@ export async function glossQuotes(
     const text = (i: number) => {
       const gloss = texts[i]!.replace(/[ \t]{2,}/g, ' ');
       const c = commented[i];
-      return c ? `\`${c.code}\` ${c.marker} ${gloss}` : gloss;
+      return c ? `\`${c.command}\` ${c.marker} ${gloss}` : gloss;
     };
     return { glosses: quotes.map((q, i) => ({ marker: q.marker, quote: q.text, text: text(i) })), glossedBy: translator.id };
   } catch (err) {
@@ -40,12 +40,10 @@ export async function glossQuotes(
   }
 }
 
-/** A quote that is a command and its comment, as code (`` `pytest -l  # show local variables` ``): the command with its prompt, the comment's marker, the comment. */
-function commentedCode(quote: string): { code: string; marker: string; comment: string } | undefined {
+/** A quote that is a command and its comment, as code (`` `pytest -l  # show local variables` ``). */
+function commentedCode(quote: string): CommentedLine | undefined {
   const code = /^`([^`]+)`$/.exec(quote)?.[1];
-  const line = code === undefined ? undefined : commentedLine(code);
-  const head = line ? /^(.*?)\s+(#|\/\/)\s+$/.exec(line.head) : null;
-  return line && head ? { code: head[1]!, marker: head[2]!, comment: line.comment } : undefined;
+  return code === undefined ? undefined : commentedLine(code);
 }
 
 /** A word with its first letter in upper case. */

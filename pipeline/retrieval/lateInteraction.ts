@@ -1,5 +1,5 @@
 import type { CitaConfig } from '../config/schema.ts';
-import type { Embedder, SearchHit } from '../types.ts';
+import type { Collection, Embedder, SearchHit } from '../types.ts';
 import { minMax } from './hybrid.ts';
 
 /**
@@ -76,9 +76,10 @@ export function lateInteractionFor(options: LateInteractionConfig, question: { t
 /**
  * A collection's hits with their first `depth` re-ranked by late interaction against `queries` (the texts the dense
  * side embeds: the question as asked and, for a question in another language, the language model's rendering), or
- * undefined when the embedder gives no token vectors.
+ * undefined when the collection is not one of `options.collections` or the embedder gives no token vectors.
  */
-export async function lateInteracted(embedder: Embedder, hits: readonly SearchHit[], queries: readonly string[], options: LateInteractionConfig): Promise<SearchHit[] | undefined> {
+export async function lateInteracted(embedder: Embedder, collection: Collection, hits: readonly SearchHit[], queries: readonly string[], options: LateInteractionConfig): Promise<SearchHit[] | undefined> {
+  if (!options.collections.includes(collection)) return undefined;
   const sims = await lateInteractionScores(embedder, hits, queries, options.depth);
   return sims && rerankByLateInteraction(hits, sims, options.weight);
 }

@@ -87,7 +87,7 @@ export async function searchQuery(
   const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
   const reranked: Collection[] = [];
   for (const c of Object.keys(results) as Collection[]) {
-    const lateHits = lateFor && late.collections.includes(c) ? await lateInteracted(embedder, results[c]!, plan.dense, late) : undefined;
+    const lateHits = lateFor ? await lateInteracted(embedder, c, results[c]!, plan.dense, late) : undefined;
     if (lateHits) reranked.push(c);
     results[c] = (lateHits ?? results[c]!).slice(0, options.k);
   }

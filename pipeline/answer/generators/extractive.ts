@@ -363,9 +363,9 @@ const SHELL_BLOCK = /^\s*(?:\.\.\s+(?:code-block|code|sourcecode)::|```+|~~~+)\s
  */
 function commentedLines(block: ContextBlock, offset: number, text: string, maxChars: number, corpus: Language, literals: ProseOptions['literals']): QuoteCandidate[] {
   const out: QuoteCandidate[] = [];
-  const shell = SHELL_BLOCK.test(text.split('\n').find((l) => l.trim() !== '') ?? '');
-  let at = offset;
   const lines = text.split('\n');
+  const shell = SHELL_BLOCK.test(lines.find((l) => l.trim() !== '') ?? '');
+  let at = offset;
   for (const [i, line] of lines.entries()) {
     // A command, of a shell block or after a shell's prompt: a statement's comment in a program explains the program.
     const m = shell || /^\s*\$\s/.test(line) ? commentedLine(line) : undefined;
