@@ -279,7 +279,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
         const words = searchable.text.match(/\p{L}+/gu) ?? [];
         const analyses = translated !== undefined && glossing.analyse ? await glossing.analyse(words, route.language, config.languages.corpus).catch(() => undefined) : undefined;
         const keep = [...ownNames(config.name, config.repository.github), ...(translated !== undefined ? askedTerms(searchable.text, translated, analyses) : [])];
-        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep, glossChoicesFor(config));
+        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep, glossChoicesFor(config), { keep: config.answer.glossKeep, imperatives: config.answer.glossImperatives });
       });
       Object.assign(answer, glossed);
     }

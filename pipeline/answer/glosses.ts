@@ -5,6 +5,24 @@ import type { Language, Translator } from '../text/translate.ts';
 import { commentedLine, type CommentedLine } from './commentedLine.ts';
 import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
 
+/** How glosses are made (`answer.glossKeep`, `answer.glossImperatives`). */
+export interface GlossOptions {
+  /**
+   * `changed`: of the words to keep as written, only those the translator would change (`test` → prueba); `all`: every one.
+   * A kept word is a superblank the translator parses around, so an adjective before it is read as a noun (`local
+   * variables`, `variables` kept → "lugareño variables"), for a word it writes the same anyway (`variables`).
+   */
+  keep: 'changed' | 'all';
+  /**
+   * `infinitive`: a text that opens with a verb in the imperative which the translator reads as a noun (`show local
+   * variables` → "Espectáculo variables locales") is translated as a purpose (`To show…` → "Para mostrar…") and given
+   * without it ("mostrar variables locales"), as Spanish instructions are written; `as-written`: as it is.
+   */
+  imperatives: 'infinitive' | 'as-written';
+}
+
+export const GLOSS_DEFAULTS: GlossOptions = { keep: 'changed', imperatives: 'infinitive' };
+
 /**
  * Reading aids for a question asked in another language than the sources (#15: answers in the user's
  * language): the extractive generator quotes the sources as written, in their language, and each quote
@@ -20,6 +38,7 @@ export async function glossQuotes(
   to: Language,
   keep: readonly string[] = [],
   choices?: SelectionChoices,
+  options: GlossOptions = GLOSS_DEFAULTS,
 ): Promise<Pick<GeneratedAnswer, 'glosses' | 'glossedBy'>> {
   const cited = new Set(answer.citations.map((c) => c.marker));
   const quotes = (answer.quotes ?? []).filter((q) => cited.has(q.marker));
@@ -27,7 +46,8 @@ export async function glossQuotes(
   try {
     // A quoted command with its comment (`pytest -l # show local variables`): its comment is what there is to translate.
     const commented = quotes.map((q) => commentedCode(q.text));
-    const texts = await Promise.all(quotes.map((q, i) => translator.translate(commented[i]?.comment ?? q.text, from, to, keep, choices)));
+    const held = options.keep === 'changed' ? await changedWords(keep, translator, from, to) : keep;
+    const texts = await Promise.all(quotes.map((q, i) => glossText(commented[i]?.comment ?? q.text, commented[i] !== undefined, translator, from, to, held, choices, options.imperatives)));
     // Apertium leaves a double space where it drops a word (`Alfredo's` → `Alfredo  bueno`).
     const text = (i: number) => {
       const gloss = texts[i]!.replace(/[ \t]{2,}/g, ' ');
@@ -38,6 +58,76 @@ export async function glossQuotes(
   } catch (err) {
     return { glossedBy: `gloss failed: ${(err as Error).message}` };
   }
+}
+
+/** The words of `keep` the translator would not write as they are (each translated alone). */
+export async function changedWords(keep: readonly string[], translator: Translator, from: Language, to: Language): Promise<string[]> {
+  const alone = await Promise.all(keep.map((w) => translator.translate(w, from, to)));
+  return keep.filter((w, i) => alone[i]!.trim().toLowerCase() !== w.toLowerCase());
+}
+
+/**
+ * One text's gloss, `keep` held out as written; a text that opens with a verb in the imperative (`opensImperative`;
+ * `comment`: a command's comment) as an infinitive where `imperatives` says so and the languages have a purpose
+ * clause to carry it.
+ */
+export async function glossText(
+  text: string,
+  comment: boolean,
+  translator: Translator,
+  from: Language,
+  to: Language,
+  keep: readonly string[],
+  choices: SelectionChoices | undefined,
+  imperatives: GlossOptions['imperatives'],
+): Promise<string> {
+  const translate = (t: string) => translator.translate(t, from, to, keep, choices);
+  const purpose = imperatives === 'infinitive' ? PURPOSE[`${from}>${to}`] : undefined;
+  if (!purpose || !translator.analyse) return translate(text);
+  const opening = await translator.analyse([firstWord(text)], from, to);
+  return opensImperative(text, opening, comment) ? asInfinitive(text, purpose, translate) : translate(text);
+}
+
+/** A purpose clause in one language and how its translation opens in another: the shape an instruction is glossed in. */
+interface Purpose {
+  prefix: string;
+  opens: RegExp;
+}
+
+/** Source › target: English `To …` comes out as Spanish `Para …`. */
+const PURPOSE: Record<string, Purpose> = { 'en>es': { prefix: 'To ', opens: /^Para\s+/u } };
+
+/** Words that open a noun phrase: after a sentence's first word they mark that word as a verb (`Use the …`, `Set your …`). */
+const DETERMINERS = new Set('the a an this that these those your its their our my each every all any some no'.split(' '));
+
+/** A text's first word, without the punctuation around it. */
+const firstWord = (text: string): string => /^[^\p{L}]*(\p{L}+)/u.exec(text)?.[1] ?? '';
+
+/**
+ * Whether `text` opens with a verb in the imperative that a translator may read as a noun: its first word can be both
+ * (`analyses` of it: `show<n><sg>`, `show<vblex><inf>`), and either the text is a command's comment, which instructs
+ * (`show local variables`), or the word after it opens a noun phrase or is code (`Use the …`, `Run ``pytest -x```).
+ * Pure.
+ */
+export function opensImperative(text: string, analyses: ReadonlyMap<string, readonly string[]>, comment: boolean): boolean {
+  const readings = analyses.get(firstWord(text)) ?? [];
+  if (!readings.some((r) => /<vblex><inf>/.test(r)) || !readings.some((r) => /<n>/.test(r))) return false;
+  if (comment) return true;
+  const next = text.trim().split(/\s+/)[1] ?? '';
+  return DETERMINERS.has(next.toLowerCase()) || /^[`:-]/.test(next);
+}
+
+/** `text` translated as a purpose clause and given without its opening (`show…` → "mostrar…"); as it is where the translation does not open so. */
+async function asInfinitive(text: string, purpose: Purpose, translate: (t: string) => Promise<string>): Promise<string> {
+  const lead = /^\s*/.exec(text)![0];
+  const body = text.slice(lead.length);
+  const out = await translate(`${purpose.prefix}${body.charAt(0).toLowerCase()}${body.slice(1)}`);
+  const opened = purpose.opens.exec(out);
+  if (!opened) return translate(text);
+  const rest = out.slice(opened[0].length);
+  // The case of the text's first letter: a sentence's capital, a comment's lower case.
+  const first = body.charAt(0) === body.charAt(0).toUpperCase() ? rest.charAt(0).toUpperCase() : rest.charAt(0).toLowerCase();
+  return `${lead}${first}${rest.slice(1)}`;
 }
 
 /** A quote that is a command and its comment, as code (`` `pytest -l  # show local variables` ``). */
