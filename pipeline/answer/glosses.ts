@@ -8,7 +8,7 @@ import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
 /** How glosses are made (`answer.glossKeep`, `answer.glossImperatives`). */
 export interface GlossOptions {
   /**
-   * `changed`: of the words to keep as written, only those the translator would change (`test` → prueba); `all`: every one.
+   * `changed`: of the words to keep as written, not those the translator knows and writes the same (`variables`); `all`: every one.
    * A kept word is a superblank the translator parses around, so an adjective before it is read as a noun (`local
    * variables`, `variables` kept → "lugareño variables"), for a word it writes the same anyway (`variables`).
    */
@@ -60,10 +60,15 @@ export async function glossQuotes(
   }
 }
 
-/** The words of `keep` the translator would not write as they are (each translated alone). */
+/**
+ * The words of `keep` that need holding out: all but those the translator knows and writes as they are (each
+ * translated alone: `variables`, `local`). A word it does not know stays held: it would pass through as written
+ * either way, and held it is parsed as before (`fixture`, `bash`).
+ */
 export async function changedWords(keep: readonly string[], translator: Translator, from: Language, to: Language): Promise<string[]> {
+  const known = translator.analyse ? await translator.analyse(keep, from, to) : new Map<string, string[]>();
   const alone = await Promise.all(keep.map((w) => translator.translate(w, from, to)));
-  return keep.filter((w, i) => alone[i]!.trim().toLowerCase() !== w.toLowerCase());
+  return keep.filter((w, i) => !(known.get(w)?.length && alone[i]!.trim().toLowerCase() === w.toLowerCase()));
 }
 
 /**
