@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { askedTerms, glossChoicesFor, glossQuotes, ownNames } from '../pipeline/answer/glosses.ts';
+import { askedTerms, changedWords, GLOSS_DEFAULTS, glossChoicesFor, glossQuotes, opensImperative, ownNames } from '../pipeline/answer/glosses.ts';
 import type { ResolvedCitation } from '../pipeline/answer/types.ts';
 import { writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
@@ -106,11 +106,74 @@ describe('glossQuotes', () => {
     }
   });
 
+  itApertium('glosses an instruction that opens with a verb the translator reads as a noun as an infinitive (answer.glossImperatives)', async () => {
+    const t = new ApertiumTranslator();
+    try {
+      const answer = {
+        quotes: [
+          { marker: 1, text: '`pytest -l  # show local variables (shortcut)`' },
+          { marker: 2, text: 'Use the ``--lf`` option to rerun only the failures.' },
+          { marker: 3, text: 'Test functions are collected from files.' },
+        ],
+        citations: [cited(1), cited(2), cited(3)],
+      };
+      const asWritten = await glossQuotes(answer, t, 'en', 'es', [], undefined, { ...GLOSS_DEFAULTS, imperatives: 'as-written' });
+      expect(asWritten.glosses![0]!.text).toMatch(/^`pytest -l` # Espectáculo variables locales/);
+      expect(asWritten.glosses![1]!.text).toMatch(/^Uso la ``--lf``/);
+      const g = await glossQuotes(answer, t, 'en', 'es');
+      // A comment keeps its lower case; a sentence its capital.
+      expect(g.glosses![0]!.text).toMatch(/^`pytest -l` # (?:mostrar|asomar) variables locales \(atajo\)$/);
+      expect(g.glosses![1]!.text).toMatch(/^Utilizar la ``--lf`` opción para/);
+      // A noun that opens a sentence stays one.
+      expect(g.glosses![2]!.text).toBe(asWritten.glosses![2]!.text);
+    } finally {
+      await t.close();
+    }
+  });
+
+  itApertium('holds out only the words the translator would change or does not know (answer.glossKeep)', async () => {
+    const t = new ApertiumTranslator();
+    try {
+      expect(await changedWords(['variables', 'Variables', 'local', 'test', 'fixture', 'Black'], t, 'en', 'es')).toEqual(['test', 'fixture', 'Black']);
+      const answer = { quotes: [{ marker: 1, text: 'Tests can show local variables.' }], citations: [cited(1)] };
+      const keep = ['variables', 'Tests'];
+      const all = await glossQuotes(answer, t, 'en', 'es', keep, undefined, { ...GLOSS_DEFAULTS, keep: 'all' });
+      // Held, `variables` is parsed around: `local` is left without its noun.
+      expect(all.glosses![0]!.text).toMatch(/local variables/);
+      const changed = await glossQuotes(answer, t, 'en', 'es', keep);
+      expect(changed.glosses![0]!.text).toMatch(/^Tests .*variables locales/);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('says why when the translator fails, and glosses nothing', async () => {
     const t = new ApertiumTranslator({ command: 'apertium-not-installed-here', modesDir: '/nonexistent' });
     const g = await glossQuotes({ quotes: [{ marker: 1, text: 'Some text.' }], citations: [cited(1)] }, t, 'en', 'es');
     expect(g.glosses).toBeUndefined();
-    expect(g.glossedBy).toMatch(/^gloss failed: apertium-not-installed-here not found/);
+    expect(g.glossedBy).toMatch(/^gloss failed: .*not found/);
+  });
+});
+
+describe('opensImperative', () => {
+  const analyses = new Map([
+    ['show', ['show<n><sg>', 'show<vblex><inf>', 'show<vblex><pres>']],
+    ['Use', ['use<n><sg>', 'use<vblex><inf>']],
+    ['Test', ['test<n><sg>', 'test<vblex><inf>']],
+    ['install', ['install<vblex><inf>', 'install<vblex><pres>']],
+    ['the', ['the<det><def><sp>']],
+  ]);
+
+  it('is a first word that can be an infinitive and a noun, in a comment or before a noun phrase or code', () => {
+    expect(opensImperative('show local variables', analyses, true)).toBe(true);
+    expect(opensImperative('show local variables', analyses, false)).toBe(false);
+    expect(opensImperative('Use the cache.', analyses, false)).toBe(true);
+    expect(opensImperative('Use ``--lf`` to rerun failures.', analyses, false)).toBe(true);
+    expect(opensImperative('Test functions are collected.', analyses, false)).toBe(false);
+    // A verb the translator cannot read as a noun, a word that is no verb, a word it does not know.
+    expect(opensImperative('install the package', analyses, true)).toBe(false);
+    expect(opensImperative('the script will block here', analyses, true)).toBe(false);
+    expect(opensImperative('skip slow tests', analyses, true)).toBe(false);
   });
 });
 
