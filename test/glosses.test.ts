@@ -135,6 +135,8 @@ describe('glossQuotes', () => {
     const t = new ApertiumTranslator();
     try {
       expect(await changedWords(['variables', 'Variables', 'local', 'test', 'fixture', 'Black'], t, 'en', 'es')).toEqual(['test', 'fixture', 'Black']);
+      // Judged in lower case: `Windows` alone is a name the translator leaves be, in a sentence it is `Ventanas`.
+      expect(await changedWords(['Windows'], t, 'en', 'es')).toEqual(['Windows']);
       const answer = { quotes: [{ marker: 1, text: 'Tests can show local variables.' }], citations: [cited(1)] };
       const keep = ['variables', 'Tests'];
       const all = await glossQuotes(answer, t, 'en', 'es', keep, undefined, { ...GLOSS_DEFAULTS, keep: 'all' });
@@ -170,6 +172,8 @@ describe('opensImperative', () => {
     expect(opensImperative('Use the cache.', analyses, false)).toBe(true);
     expect(opensImperative('Use ``--lf`` to rerun failures.', analyses, false)).toBe(true);
     expect(opensImperative('Test functions are collected.', analyses, false)).toBe(false);
+    // `that` after a verb opens a clause, not a noun phrase.
+    expect(opensImperative('Use that option.', analyses, false)).toBe(false);
     // A verb the translator cannot read as a noun, a word that is no verb, a word it does not know.
     expect(opensImperative('install the package', analyses, true)).toBe(false);
     expect(opensImperative('the script will block here', analyses, true)).toBe(false);

@@ -66,9 +66,12 @@ export async function glossQuotes(
  * either way, and held it is parsed as before (`fixture`, `bash`).
  */
 export async function changedWords(keep: readonly string[], translator: Translator, from: Language, to: Language): Promise<string[]> {
-  const known = translator.analyse ? await translator.analyse(keep, from, to) : new Map<string, string[]>();
-  const alone = await Promise.all(keep.map((w) => translator.translate(w, from, to)));
-  return keep.filter((w, i) => !(known.get(w)?.length && alone[i]!.trim().toLowerCase() === w.toLowerCase()));
+  // In lower case: alone, a capitalised word reads as a name the translator leaves be (`Windows`), and in a sentence as the word (ventanas).
+  const words = [...new Set(keep.map((w) => w.toLowerCase()))];
+  const known = translator.analyse ? await translator.analyse(words, from, to) : new Map<string, string[]>();
+  const alone = await Promise.all(words.map((w) => translator.translate(w, from, to)));
+  const same = new Set(words.filter((w, i) => known.get(w)?.length && alone[i]!.trim().toLowerCase() === w));
+  return keep.filter((w) => !same.has(w.toLowerCase()));
 }
 
 /**
@@ -102,8 +105,11 @@ interface Purpose {
 /** Source › target: English `To …` comes out as Spanish `Para …`. */
 const PURPOSE: Record<string, Purpose> = { 'en>es': { prefix: 'To ', opens: /^Para\s+/u } };
 
-/** Words that open a noun phrase: after a sentence's first word they mark that word as a verb (`Use the …`, `Set your …`). */
-const DETERMINERS = new Set('the a an this that these those your its their our my each every all any some no'.split(' '));
+/**
+ * Words that open a noun phrase: after a sentence's first word they mark that word as a verb (`Use the …`, `Set your
+ * …`). Not `that`, which after a verb opens a clause the translator reads well as it is (`Note that …` → "Nota que …").
+ */
+const DETERMINERS = new Set('the a an this these those your its their our my each every all any some no'.split(' '));
 
 /** A text's first word, without the punctuation around it. */
 const firstWord = (text: string): string => /^[^\p{L}]*(\p{L}+)/u.exec(text)?.[1] ?? '';
