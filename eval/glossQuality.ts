@@ -4,16 +4,17 @@
  * (splitSentences, as quotes are cut) are translated one at a time, as `answer.glosses` translates quotes, by the
  * configured translator (`languages.translator`: Apertium `eng-spa`) and by the configured language model
  * (`languages.modelTranslator`, shown its examples the other way round) — and by Apertium with the catalogs' choices among
- * its dictionary translations (`answer.glossSenses: catalogs`, when setup made them) — and each paragraph's translation is scored
- * against the reference paragraph with chrF (eval/metrics/chrF.ts, sacreBLEU's default). Prints corpus chrF per
- * translator, each one's paired difference with the first over paragraphs (permutation test, bootstrap interval), how
- * many paragraphs it wins and loses, and the time per sentence.
+ * its dictionary translations (`answer.glossSenses: catalogs`, when setup made them), also with imperative openings glossed
+ * as infinitives (`answer.glossImperatives`) — and each paragraph's translation is scored against the reference
+ * paragraph with chrF (eval/metrics/chrF.ts, sacreBLEU's default). Prints corpus chrF per translator, each one's
+ * paired difference with the first over paragraphs (permutation test, bootstrap interval), how many paragraphs it
+ * wins and loses, and the time per sentence.
  *
  *   node --import tsx eval/glossQuality.ts [--instance pytest] [--paragraphs 40] [--every 6] [--xquad <dir>]
  */
 import { parseArgs } from 'node:util';
 import { splitSentences } from '../pipeline/chunking/sentences.ts';
-import { glossChoicesFor } from '../pipeline/answer/glosses.ts';
+import { glossChoicesFor, glossText } from '../pipeline/answer/glosses.ts';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { ModelTranslator, modelTranslatorOptions } from '../pipeline/text/modelTranslate.ts';
 import { translatorFor, type Language } from '../pipeline/text/translate.ts';
@@ -40,6 +41,8 @@ const choices = glossChoicesFor({ ...config, answer: { ...config.answer, glossSe
 const translators: { id: string; translate: (text: string, from: Language, to: Language) => Promise<string | undefined> }[] = [
   { id: apertium.id, translate: (t, f, to) => apertium.translate(t, f, to) },
   ...(choices ? [{ id: `${apertium.id} + catalogs`, translate: (t: string, f: Language, to: Language) => apertium.translate(t, f, to, [], choices) }] : []),
+  // As glosses are made by default: an imperative opening glossed as an infinitive (answer.glossImperatives).
+  ...(choices ? [{ id: `${apertium.id} + catalogs, imperatives`, translate: (t: string, f: Language, to: Language) => glossText(t, false, apertium, f, to, [], choices, 'infinitive') }] : []),
   { id: model.id, translate: (t, f, to) => model.translate(t, f, to) },
 ];
 
