@@ -10,13 +10,19 @@
  * - `es-en` also on the Spanish docs questions of cita's datasets (`--split`), translated with and without the choices
  *   made from every package, scored against their English twins (which are not translations, but say the same).
  *
+ * `--imperatives prose|comment` (en-es): the messages glossed with the choices as before against the same with an
+ * imperative opening glossed as an infinitive (`answer.glossImperatives`; `comment`: every message read as a command's
+ * comment, `prose`: as a quoted sentence) — the catalogs' messages are terse instructions (`show this help`), as
+ * comments are, and their translators write them as infinitives (`mostrar esta ayuda`).
+ *
  * chrF (eval/metrics/chrF.ts), corpus and per text (paired permutation test, bootstrap interval).
  *
- *   node --import tsx eval/catalogChoices.ts [--direction en-es|es-en] [--per-package 60] [--split dev|test] [--show]
+ *   node --import tsx eval/catalogChoices.ts [--direction en-es|es-en] [--per-package 60] [--split dev|test] [--imperatives prose|comment] [--show]
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDatasets } from '../datasets/questions.ts';
+import { glossText } from '../pipeline/answer/glosses.ts';
 import { findRoot, loadConfig } from '../pipeline/config/load.ts';
 import { catalogPairs, SOURCES } from '../pipeline/text/lexicon/catalogs.ts';
 import { catalogChoices } from '../pipeline/text/lexicon/lexicon.ts';
@@ -28,9 +34,17 @@ import { comparePaired } from './stats/index.ts';
 const INSTANCES = ['pytest', 'black', 'flask', 'click', 'scrapy'];
 
 const { values } = parseArgs({
-  options: { direction: { type: 'string', default: 'en-es' }, 'per-package': { type: 'string', default: '60' }, split: { type: 'string', default: 'dev' }, show: { type: 'boolean', default: false } },
+  options: {
+    direction: { type: 'string', default: 'en-es' },
+    'per-package': { type: 'string', default: '60' },
+    split: { type: 'string', default: 'dev' },
+    imperatives: { type: 'string' },
+    show: { type: 'boolean', default: false },
+  },
 });
 if (values.direction !== 'en-es' && values.direction !== 'es-en') throw new Error(`--direction: en-es or es-en, got ${values.direction}`);
+const imperatives = values.imperatives;
+if (imperatives !== undefined && (values.direction !== 'en-es' || !['prose', 'comment'].includes(imperatives))) throw new Error('--imperatives: prose or comment, with --direction en-es');
 const [from, to] = values.direction.split('-') as [Language, Language];
 const perPackage = Number(values['per-package']);
 const root = findRoot();
@@ -67,14 +81,15 @@ try {
     const step = Math.max(1, Math.floor(test.length / perPackage));
     for (const m of test.filter((_, i) => i % step === 0).slice(0, perPackage)) {
       const [source, reference] = from === 'en' ? [clean(m.source), clean(m.translation)] : [clean(m.translation), clean(m.source)];
-      const plain = await translator.translate(source, from, to);
-      const chosen = await translator.translate(source, from, to, [], choices);
+      // With --imperatives, "plain" is the gloss as made before: the choices, the opening as written.
+      const plain = imperatives ? await translator.translate(source, from, to, [], choices) : await translator.translate(source, from, to);
+      const chosen = imperatives ? await glossText(source, imperatives === 'comment', translator, from, to, [], choices, 'infinitive') : await translator.translate(source, from, to, [], choices);
       rows.push({ plain, chosen, reference });
       if (values.show && plain !== chosen) console.log(`${name}: ${source}\n  human   ${reference}\n  before  ${plain}\n  after   ${chosen}`);
     }
     process.stderr.write(`${name}: ${Object.keys(choices).length} choices from the other packages\n`);
   }
-  summary(`${values.direction}, the catalogs' one-line messages, each package with the others' choices`, rows);
+  summary(`${values.direction}, the catalogs' one-line messages, each package with the others' choices${imperatives ? `; imperative openings as infinitives (read as ${imperatives})` : ''}`, rows);
 
   if (from === 'es') {
     const choices = await catalogChoices([...byPackage.values()].flat(), translator, from, to);

@@ -174,6 +174,10 @@ describe('opensImperative', () => {
     expect(opensImperative('Test functions are collected.', analyses, false)).toBe(false);
     // `that` after a verb opens a clause, not a noun phrase.
     expect(opensImperative('Use that option.', analyses, false)).toBe(false);
+    // A word with punctuation after it, or before `of`, `and`, `or`, is a noun.
+    expect(opensImperative('Use: the cache.', analyses, false)).toBe(false);
+    expect(opensImperative('use of the cache', analyses, true)).toBe(false);
+    expect(opensImperative('show and tell', analyses, true)).toBe(false);
     // A verb the translator cannot read as a noun, a word that is no verb, a word it does not know.
     expect(opensImperative('install the package', analyses, true)).toBe(false);
     expect(opensImperative('the script will block here', analyses, true)).toBe(false);

@@ -116,17 +116,23 @@ const firstWord = (text: string): string => /^[^\p{L}]*(\p{L}+)/u.exec(text)?.[1
 
 /**
  * Whether `text` opens with a verb in the imperative that a translator may read as a noun: its first word can be both
- * (`analyses` of it: `show<n><sg>`, `show<vblex><inf>`), and either the text is a command's comment, which instructs
- * (`show local variables`), or the word after it opens a noun phrase or is code (`Use the …`, `Run ``pytest -x```).
- * Pure.
+ * (`analyses` of it: `show<n><sg>`, `show<vblex><inf>`), stands alone (no `:` after it, no `of`, `and`, `or`), and
+ * either the text is a command's comment, which instructs (`show local variables`), or the word after it opens a noun
+ * phrase or is code (`Use the …`, `Run ``pytest -x```). Pure.
  */
 export function opensImperative(text: string, analyses: ReadonlyMap<string, readonly string[]>, comment: boolean): boolean {
-  const readings = analyses.get(firstWord(text)) ?? [];
+  const word = firstWord(text);
+  const readings = analyses.get(word) ?? [];
   if (!readings.some((r) => /<vblex><inf>/.test(r)) || !readings.some((r) => /<n>/.test(r))) return false;
-  if (comment) return true;
-  const next = text.trim().split(/\s+/)[1] ?? '';
-  return DETERMINERS.has(next.toLowerCase()) || /^[`:-]/.test(next);
+  const [head = '', next = ''] = text.trim().split(/\s+/);
+  // A word with punctuation after it heads nothing (`Note: …`); one before `of`, `and`, `or` is a noun (`number of
+  // workers`, `base and offset`).
+  if (head.replace(/^[^\p{L}]+/u, '') !== word || NOUN_AFTER.has(next.toLowerCase())) return false;
+  return comment || DETERMINERS.has(next.toLowerCase()) || /^[`:-]/.test(next);
 }
+
+/** Words after which a sentence's first word is a noun, not a verb. */
+const NOUN_AFTER = new Set(['of', 'and', 'or']);
 
 /** `text` translated as a purpose clause and given without its opening (`show…` → "mostrar…"); as it is where the translation does not open so. */
 async function asInfinitive(text: string, purpose: Purpose, translate: (t: string) => Promise<string>): Promise<string> {
