@@ -1,7 +1,7 @@
 /**
  * The glosses' options A/B (#15, answers in the user's language): each question of a dataset asked in another
  * language than the sources goes through `ask` (the configured instance, as `cita ask` runs it), and each quote of
- * its answer is glossed twice, with the options before 2026-12-06 (A: `answer.glossKeep: all`,
+ * its answer is glossed twice, with the options as they were before 2026-12-05 (A: `answer.glossKeep: all`,
  * `answer.glossImperatives: as-written`) and with the configured ones (B). Prints every gloss that changed, A and B,
  * and, for want of human translations of the docs, a quality estimate: the multilingual model's cosine between the
  * quote and its gloss (both as passages; a gloss that says what the quote says sits nearer it), paired over the

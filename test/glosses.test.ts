@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askedTerms, changedWords, GLOSS_DEFAULTS, glossChoicesFor, glossQuotes, opensImperative, ownNames } from '../pipeline/answer/glosses.ts';
 import type { ResolvedCitation } from '../pipeline/answer/types.ts';
+import { loadConfig } from '../pipeline/config/load.ts';
 import { writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
 import { ApertiumTranslator } from '../pipeline/text/translate.ts';
 import { apertiumTest } from './support/apertium.ts';
@@ -154,6 +155,14 @@ describe('glossQuotes', () => {
     const g = await glossQuotes({ quotes: [{ marker: 1, text: 'Some text.' }], citations: [cited(1)] }, t, 'en', 'es');
     expect(g.glosses).toBeUndefined();
     expect(g.glossedBy).toMatch(/^gloss failed: .*not found/);
+  });
+});
+
+describe('gloss options', () => {
+  it('are changed and infinitive by default, as the config sets them', () => {
+    expect(GLOSS_DEFAULTS).toEqual({ keep: 'changed', imperatives: 'infinitive' });
+    const { config } = loadConfig('pytest', { root: path.resolve(import.meta.dirname, '..') });
+    expect({ keep: config.answer.glossKeep, imperatives: config.answer.glossImperatives }).toEqual(GLOSS_DEFAULTS);
   });
 });
 

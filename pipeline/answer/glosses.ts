@@ -8,9 +8,9 @@ import type { GeneratedAnswer, VerifiedAnswer } from './types.ts';
 /** How glosses are made (`answer.glossKeep`, `answer.glossImperatives`). */
 export interface GlossOptions {
   /**
-   * `changed`: of the words to keep as written, not those the translator knows and writes the same (`variables`); `all`: every one.
-   * A kept word is a superblank the translator parses around, so an adjective before it is read as a noun (`local
-   * variables`, `variables` kept → "lugareño variables"), for a word it writes the same anyway (`variables`).
+   * `changed`: the words to keep as written but those the translator knows and writes the same (`variables`, see
+   * `changedWords`); `all`: every one. A kept word is a superblank the translator parses around, so an adjective before
+   * it is read as a noun (`local variables`, `variables` kept → "lugareño variables").
    */
   keep: 'changed' | 'all';
   /**

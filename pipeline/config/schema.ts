@@ -517,7 +517,7 @@ export const configSchema = z
          * made by `npm run setup` into `languages.lexicon`), or `none`, the translator's own.
          */
         glossSenses: z.enum(['catalogs', 'none']),
-        /** Which words a gloss keeps as the question wrote them: those the translator would change, or all (pipeline/answer/glosses.ts `GlossOptions`). */
+        /** Which words a gloss keeps as the question wrote them: all but those the translator writes the same (`changed`), or all (pipeline/answer/glosses.ts `GlossOptions`). */
         glossKeep: z.enum(['changed', 'all']),
         /** A text that opens with a verb in the imperative: glossed as an infinitive, or as written (`GlossOptions`). */
         glossImperatives: z.enum(['infinitive', 'as-written']),
