@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { loadDatasets } from '../datasets/questions.ts';
 import { ask } from '../pipeline/answer/ask.ts';
-import { askedTerms, glossChoicesFor, glossQuotes, ownNames, type GlossOptions } from '../pipeline/answer/glosses.ts';
+import { glossChoicesFor, glossOptionsFor, glossQuotes, keptWords, type GlossOptions } from '../pipeline/answer/glosses.ts';
 import { findRoot } from '../pipeline/config/load.ts';
 import { cosine } from '../pipeline/vectors.ts';
 import { comparePaired } from './stats/index.ts';
@@ -32,7 +32,7 @@ const { config, embedder } = target;
 const translator = target.translator;
 if (!translator) throw new Error(`${instance}: languages.translator is none`);
 const A: GlossOptions = { keep: 'all', imperatives: 'as-written' };
-const B: GlossOptions = { keep: config.answer.glossKeep, imperatives: config.answer.glossImperatives };
+const B = glossOptionsFor(config);
 const corpus = config.languages.corpus;
 const choices = glossChoicesFor(config);
 
@@ -47,10 +47,7 @@ try {
       const answer = r.answer;
       if (!answer?.quotes?.length || answer.noAnswer) continue;
       questions++;
-      // The words the gloss keeps as written, as `ask` chooses them.
-      const translated = r.translation?.text;
-      const analyses = translated !== undefined && translator.analyse ? await translator.analyse(q.question.match(/\p{L}+/gu) ?? [], q.lang, corpus) : undefined;
-      const keep = [...ownNames(config.name, config.repository.github), ...(translated !== undefined ? askedTerms(q.question, translated, analyses) : [])];
+      const keep = await keptWords(config, q.question, q.lang, r.translation?.text, translator);
       const [a, b] = await Promise.all([A, B].map((o) => glossQuotes(answer, translator, corpus, q.lang, keep, choices, o)));
       const ga = a!.glosses ?? [];
       const gb = b!.glosses ?? [];

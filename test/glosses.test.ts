@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { askedTerms, changedWords, GLOSS_DEFAULTS, glossChoicesFor, glossQuotes, opensImperative, ownNames } from '../pipeline/answer/glosses.ts';
+import { askedTerms, changedWords, GLOSS_DEFAULTS, glossChoicesFor, glossOptionsFor, glossQuotes, opensImperative, ownNames } from '../pipeline/answer/glosses.ts';
 import type { ResolvedCitation } from '../pipeline/answer/types.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import { writeLexicon } from '../pipeline/text/lexicon/lexicon.ts';
@@ -162,7 +162,7 @@ describe('gloss options', () => {
   it('are changed and infinitive by default, as the config sets them', () => {
     expect(GLOSS_DEFAULTS).toEqual({ keep: 'changed', imperatives: 'infinitive' });
     const { config } = loadConfig('pytest', { root: path.resolve(import.meta.dirname, '..') });
-    expect({ keep: config.answer.glossKeep, imperatives: config.answer.glossImperatives }).toEqual(GLOSS_DEFAULTS);
+    expect(glossOptionsFor(config)).toEqual(GLOSS_DEFAULTS);
   });
 });
 

@@ -18,7 +18,7 @@ import { translatorFor, type Translator } from '../text/translate.ts';
 import { COLLECTIONS, type Chunk, type Collection, type Embedder, type SearchHit } from '../types.ts';
 import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
-import { askedTerms, glossChoicesFor, glossQuotes, ownNames } from './glosses.ts';
+import { glossChoicesFor, glossOptionsFor, glossQuotes, keptWords } from './glosses.ts';
 import { definitionsMeant, frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
 import { docsFirstMove, lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, supportMoves, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
@@ -273,13 +273,10 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     const glossing = crossLingual && config.answer.glosses === 'translator' ? (deps.translator ?? translatorFor(config.languages.translator)) : undefined;
     if (glossing && answer.quotes?.length && !answer.noAnswer) {
       const verified = answer;
-      const translated = translation?.text;
       const glossed = await time('gloss', async () => {
-        // The project's name and the question's own English words stay as written (a word the question's language reads as a verb is its own).
-        const words = searchable.text.match(/\p{L}+/gu) ?? [];
-        const analyses = translated !== undefined && glossing.analyse ? await glossing.analyse(words, route.language, config.languages.corpus).catch(() => undefined) : undefined;
-        const keep = [...ownNames(config.name, config.repository.github), ...(translated !== undefined ? askedTerms(searchable.text, translated, analyses) : [])];
-        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep, glossChoicesFor(config), { keep: config.answer.glossKeep, imperatives: config.answer.glossImperatives });
+        // The project's name and the question's own English words stay as written.
+        const keep = await keptWords(config, searchable.text, route.language, translation?.text, glossing);
+        return glossQuotes(verified, glossing, config.languages.corpus, route.language, keep, glossChoicesFor(config), glossOptionsFor(config));
       });
       Object.assign(answer, glossed);
     }

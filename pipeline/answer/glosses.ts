@@ -153,6 +153,30 @@ function commentedCode(quote: string): CommentedLine | undefined {
   return code === undefined ? undefined : commentedLine(code);
 }
 
+/** The gloss options the config sets (`answer.glossKeep`, `answer.glossImperatives`). */
+export function glossOptionsFor(config: Pick<CitaConfig, 'answer'>): GlossOptions {
+  return { keep: config.answer.glossKeep, imperatives: config.answer.glossImperatives };
+}
+
+/**
+ * The words the glosses of an answer to `question` (asked in `language`) keep as written: the project's name and, where
+ * the question was translated, its own English words (`askedTerms`; a word the question's language reads as a verb is
+ * its own, by the translator's analyses, left out when it cannot give them).
+ */
+export async function keptWords(
+  config: Pick<CitaConfig, 'name' | 'repository' | 'languages'>,
+  question: string,
+  language: Language,
+  translation: string | undefined,
+  translator: Translator,
+): Promise<string[]> {
+  const own = ownNames(config.name, config.repository.github);
+  if (translation === undefined) return own;
+  const words = question.match(/\p{L}+/gu) ?? [];
+  const analyses = translator.analyse ? await translator.analyse(words, language, config.languages.corpus).catch(() => undefined) : undefined;
+  return [...own, ...askedTerms(question, translation, analyses)];
+}
+
 /** A word with its first letter in upper case. */
 const capitalised = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
 
