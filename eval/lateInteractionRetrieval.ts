@@ -11,7 +11,8 @@
  */
 import { findRoot } from '../pipeline/config/load.ts';
 import { openInstance } from '../pipeline/instance.ts';
-import { meanMaxSim, rerankByLateInteraction } from '../pipeline/retrieval/lateInteraction.ts';
+import { meanMaxSim } from '../pipeline/retrieval/lateInteraction.ts';
+import { rerankHead } from '../pipeline/retrieval/rerank.ts';
 import { hybridCandidates } from '../pipeline/retrieval/search.ts';
 import type { SearchHit } from '../pipeline/types.ts';
 import { accuracyAt1 } from './metrics/accuracyAt1.ts';
@@ -45,7 +46,7 @@ for (const q of questions) {
   const against = (queries: Float32Array[]) => hits.map((h) => meanMaxSim(queries, passages.get(h.chunk.text)!, embedder.dims));
   const sims = { asked: against([asked!]), both: against(translated ? [asked!, translated] : [asked!]) };
   for (const [name, s] of Object.entries(sims)) {
-    for (const lambda of lambdas) row(q, `${name} λ=${lambda}`, rerankByLateInteraction(hits, s, lambda));
+    for (const lambda of lambdas) row(q, `${name} λ=${lambda}`, rerankHead(hits, s, lambda));
     row(q, `${name} alone`, hits.map((h, i) => ({ h, s: s[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.h));
   }
 }

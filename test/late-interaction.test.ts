@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lateInteractionScores, maxSim, rerankByLateInteraction } from '../pipeline/retrieval/lateInteraction.ts';
+import { lateInteractionScores, maxSim } from '../pipeline/retrieval/lateInteraction.ts';
+import { rerankHead } from '../pipeline/retrieval/rerank.ts';
 import type { Chunk, Embedder, SearchHit } from '../pipeline/types.ts';
 
 const rows = (...vs: number[][]) => Float32Array.from(vs.flat());
@@ -25,17 +26,17 @@ describe('maxSim', () => {
   });
 });
 
-describe('rerankByLateInteraction', () => {
+describe('rerankHead', () => {
   const hits = [hit('a', 0.9), hit('b', 0.8), hit('c', 0.7), hit('d', 0.1)];
   it('re-orders the first hits by hybrid + weight × late interaction, keeping the scores in their places', () => {
-    const out = rerankByLateInteraction(hits, [0, 0.2, 1], 2);
+    const out = rerankHead(hits, [0, 0.2, 1], 2);
     // Scaled: hybrid a 1, b 0.5, c 0; late a 0, b 0.2, c 1 → a 1, b 0.9, c 2.
     expect(out.map((h) => h.chunk.id)).toEqual(['c', 'a', 'b', 'd']);
     expect(out.map((h) => h.score)).toEqual([0.9, 0.8, 0.7, 0.1]);
   });
   it('leaves the list as it was at weight 0 or with fewer than two scores', () => {
-    expect(rerankByLateInteraction(hits, [0, 0.2, 1], 0)).toEqual(hits);
-    expect(rerankByLateInteraction(hits, [1], 2)).toEqual(hits);
+    expect(rerankHead(hits, [0, 0.2, 1], 0)).toEqual(hits);
+    expect(rerankHead(hits, [1], 2)).toEqual(hits);
   });
 });
 

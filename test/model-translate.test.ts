@@ -8,6 +8,7 @@ import { ChecksumError } from '../pipeline/pinnedArtifact.ts';
 import { configSchema, type CitaConfig } from '../pipeline/config/schema.ts';
 import { prepareTranslation, translateQuestion } from '../pipeline/retrieval/crossLingual.ts';
 import { ModelProcessError } from '../pipeline/modelProcess.ts';
+import { likelihoodPrompt } from '../pipeline/retrieval/queryLikelihood.ts';
 import { ModelTranslator, modelTranslatorFor, modelTranslatorOptions, openLocalModel, promptHead, translationIn, translationPrompt, type TextModel } from '../pipeline/text/modelTranslate.ts';
 import type { Translator } from '../pipeline/text/translate.ts';
 
@@ -25,6 +26,7 @@ function fakeModel(reply: (prompt: string) => string) {
       asked.push({ prompt, ...options });
       return reply(prompt);
     },
+    likelihoods: async (_prompt, texts) => texts.map(() => 0),
     close: async () => {
       closed++;
     },
@@ -252,6 +254,29 @@ describe('ModelTranslator with the pretrained Gemma 3 270M', () => {
     expect(translator!.backend).toContain('SSE3');
   }, 120_000);
 
+  it('finds a question likelier after the passage that answers it, in either language (query likelihood)', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const answers = likelihoodPrompt('Skipping tests › Skipping on a platform\n\nTo skip a test on Windows, mark it with skipif and check sys.platform.', 1000);
+    const other = likelihoodPrompt('Fixtures › Sharing fixtures\n\nFixtures defined in conftest.py are available to every test module in its directory.', 1000);
+    for (const q of ['How do I skip a test on Windows?', '¿Cómo omito un test en Windows?']) {
+      const [[yes], [no]] = [await translator!.likelihoods(answers, [q]), await translator!.likelihoods(other, [q])];
+      expect(yes).toBeLessThan(0);
+      expect(yes).toBeGreaterThan(no!);
+    }
+    // Several texts after one reading of the prompt: each scored as if alone.
+    const both = await translator!.likelihoods(answers, ['How do I skip a test on Windows?', 'How are fixtures shared?']);
+    expect(both[0]).toBeCloseTo((await translator!.likelihoods(answers, ['How do I skip a test on Windows?']))[0]!, 5);
+    expect(both[1]).toBeCloseTo((await translator!.likelihoods(answers, ['How are fixtures shared?']))[0]!, 5);
+  }, 120_000);
+
+  it('renders a question the same before and after scoring likelihoods (they share the model’s sequence)', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const q = '¿Cómo muestro los valores de las variables locales cuando falla un test?';
+    const before = await translator!.translate(q, 'es', 'en');
+    await translator!.likelihoods(likelihoodPrompt('Some text about fixtures.', 1000), [q]);
+    expect(await translator!.translate(q, 'es', 'en')).toBe(before);
+  }, 120_000);
+
   it('close() waits for the continuation under way before it frees the model', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
     const model = await openLocalModel({ model: 'gemma-3-270m', threads: 1 });
@@ -350,6 +375,15 @@ describe.skipIf(!fs.existsSync('/proc/self/stat'))('the model translator out of 
     // The child says which llama.cpp backend runs its model: the one this process loads.
     expect(isolated!.backend).toMatch(/^cpu /);
     expect(isolated!.backend).toBe(inProcess!.backend);
+  }, 180_000);
+
+  it('scores likelihoods from a child process as the model in process does', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const prompt = likelihoodPrompt('Skipping tests\n\nTo skip a test on Windows, mark it with skipif.', 1000);
+    const there = await isolated!.likelihoods(prompt, questions);
+    const here = await inProcess!.likelihoods(prompt, questions);
+    expect(there).toHaveLength(questions.length);
+    there.forEach((x, i) => expect(x).toBeCloseTo(here[i]!, 5));
   }, 180_000);
 
   it('a fault in the model fails the translation in flight with ModelProcessError; the next starts a new child and renders as before', async (ctx) => {

@@ -8,7 +8,9 @@ import { route as routeQuestion, type Route } from '../retrieval/router.ts';
 import { hybridCandidates } from '../retrieval/search.ts';
 import { withFileEvidence } from '../retrieval/hybrid.ts';
 import type { Store } from '../store/store.ts';
-import { lateInteracted, lateInteractionFor, lateInteractionNote } from '../retrieval/lateInteraction.ts';
+import { lateInteracted, lateInteractionNote } from '../retrieval/lateInteraction.ts';
+import { likelihoodModel, queryLikelihoodNote, queryLikelihoodReranked } from '../retrieval/queryLikelihood.ts';
+import { rerankerFor } from '../retrieval/rerank.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
 import type { ModelTranslator } from '../text/modelTranslate.ts';
@@ -172,8 +174,14 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const found: Partial<Record<Collection, SearchHit[]>> = {};
   // Late interaction re-ranks a typed question's first candidates (not an issue's text: long, and code-led).
   const late = config.retrieval.lateInteraction;
-  const lateFor = lateInteractionFor(late, { typed: !hop && !route.pasted, translated: crossLingual });
+  const typed = { typed: !hop && !route.pasted, translated: crossLingual };
+  const lateFor = rerankerFor(late, typed);
   const reranked: Collection[] = [];
+  // Query likelihood re-ranks them as well (after late interaction, when both are on), with the model translator's model.
+  const likely = config.retrieval.queryLikelihood;
+  const scorer = rerankerFor(likely, typed) ? likelihoodModel(config, deps.modelTranslator) : undefined;
+  const likelihoodRanked: Collection[] = [];
+  let likelihoodError: string | undefined;
   await time('retrieve', async () => {
     for (const [c] of available) {
       const p = hop && c !== 'issues' ? plan.hop! : plan.question;
@@ -188,6 +196,17 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
         hits = lateHits;
         reranked.push(c);
       }
+      if (scorer && likelihoodError === undefined) {
+        // A model that cannot be opened (not provisioned, no access to PyPI) leaves the ranking as it was, said in the route.
+        const likelyHits = await time('rerank', () => queryLikelihoodReranked(scorer, c, hits, searchable.text, likely)).catch((err: unknown) => {
+          likelihoodError = (err as Error).message;
+          return undefined;
+        });
+        if (likelyHits) {
+          hits = likelyHits;
+          likelihoodRanked.push(c);
+        }
+      }
       lists[c] = hits.slice(0, budget.chunks);
       deep[c] = hits.slice(0, depth);
       found[c] = hits;
@@ -196,6 +215,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   if (reranked.length > 0) route.reasons.push(lateInteractionNote(late.depth, reranked));
   else if (lateFor && !embedder.tokenVectors) route.reasons.push(`late interaction: not run (the embedder ${embedder.id} gives no token vectors)`);
+  if (likelihoodRanked.length > 0) route.reasons.push(queryLikelihoodNote(likely.depth, likelihoodRanked, scorer!.id));
+  if (likelihoodError !== undefined) route.reasons.push(`query likelihood: not run (${likelihoodError})`);
 
   // A question that names a symbol wants its definition near the top; a pasted issue or traceback
   // names dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded;

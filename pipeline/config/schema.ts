@@ -329,6 +329,25 @@ export const configSchema = z
           .strict()
           .prefault({}),
         /**
+         * Query likelihood (pipeline/retrieval/queryLikelihood.ts; unsupervised passage re-ranking, Sachan et al. 2022):
+         * the first `depth` hybrid candidates of each of `collections` re-ranked by their hybrid score plus `weight` ×
+         * how likely the language model of `languages.modelTranslator` (multilingual) finds the question, as asked,
+         * after the chunk (its first `passageChars` characters), both min–max scaled. A Spanish question is scored
+         * against the English chunk as it was written: relevance across languages that goes through no translator.
+         * For a typed question (not a pasted issue, nor the text of an issue it references), of `questions`: `all`, or
+         * only those `translated` from another language. `weight` 0: off. It costs the model a read of each candidate.
+         */
+        queryLikelihood: z
+          .object({
+            weight: z.number().min(0).max(10).default(0),
+            depth: z.number().int().min(2).max(50).default(10),
+            passageChars: z.number().int().min(100).max(8000).default(1000),
+            questions: z.enum(['all', 'translated']).default('all'),
+            collections: z.array(z.enum(COLLECTIONS)).default(['docs']),
+          })
+          .strict()
+          .prefault({}),
+        /**
          * How a question's weights per collection are set. `rules`: the router's multipliers alone;
          * `learned`: docs against code by a logistic model over the rules that fired and how well
          * each collection's hits fit (pipeline/retrieval/learnedRoute.ts), with `model`'s

@@ -1,6 +1,6 @@
 import type { CitaConfig } from '../config/schema.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
-import { minMax } from './hybrid.ts';
+import { rerankHead } from './rerank.ts';
 
 /**
  * Late interaction (ColBERT's MaxSim, Khattab & Zaharia 2020) over the multilingual model's token vectors, as a
@@ -34,22 +34,6 @@ export function meanMaxSim(queries: readonly Float32Array[], passage: Float32Arr
 }
 
 /**
- * The first `sims.length` hits re-ordered by their hybrid score plus `weight` × their late-interaction score, both
- * min–max scaled among them; the hits after them stay as they were. The scores keep their places (the best score
- * goes to the new first hit, and so on), so what reads a list's scores — fusion's fit, the file evidence — sees the
- * same profile, only other chunks in it. Pure.
- */
-export function rerankByLateInteraction(hits: readonly SearchHit[], sims: readonly number[], weight: number): SearchHit[] {
-  const n = Math.min(sims.length, hits.length);
-  if (n < 2 || weight <= 0) return [...hits];
-  const head = hits.slice(0, n);
-  const hybrid = minMax(head.map((h) => h.score));
-  const late = minMax(sims.slice(0, n));
-  const order = head.map((h, i) => ({ h, s: hybrid[i]! + weight * late[i]!, i })).sort((a, b) => b.s - a.s || a.i - b.i);
-  return [...order.map((o, rank) => ({ ...o.h, score: head[rank]!.score })), ...hits.slice(n)];
-}
-
-/**
  * Each of the first `depth` hits' late-interaction score against the queries (the mean over them), through the
  * embedder's token vectors; or undefined when the embedder has none.
  */
@@ -68,11 +52,6 @@ export async function lateInteractionScores(embedder: Embedder, hits: readonly S
 
 type LateInteractionConfig = CitaConfig['retrieval']['lateInteraction'];
 
-/** Whether a question's candidates are re-ranked: the option on, the question typed (not pasted text, nor an issue's), and of the questions it is for. Pure. */
-export function lateInteractionFor(options: LateInteractionConfig, question: { typed: boolean; translated: boolean }): boolean {
-  return options.weight > 0 && question.typed && (options.questions === 'all' || question.translated);
-}
-
 /**
  * A collection's hits with their first `depth` re-ranked by late interaction against `queries` (the texts the dense
  * side embeds: the question as asked and, for a question in another language, the language model's rendering), or
@@ -81,7 +60,7 @@ export function lateInteractionFor(options: LateInteractionConfig, question: { t
 export async function lateInteracted(embedder: Embedder, collection: Collection, hits: readonly SearchHit[], queries: readonly string[], options: LateInteractionConfig): Promise<SearchHit[] | undefined> {
   if (!options.collections.includes(collection)) return undefined;
   const sims = await lateInteractionScores(embedder, hits, queries, options.depth);
-  return sims && rerankByLateInteraction(hits, sims, options.weight);
+  return sims && rerankHead(hits, sims, options.weight);
 }
 
 /** What the route (and `cita search`) says of a re-ranking. */

@@ -5,7 +5,9 @@ import type { Language } from '../text/translate.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
 import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from './crossLingual.ts';
 import { searchedText } from '../text/environment.ts';
-import { lateInteracted, lateInteractionFor } from './lateInteraction.ts';
+import { lateInteracted } from './lateInteraction.ts';
+import { likelihoodModel, queryLikelihoodReranked } from './queryLikelihood.ts';
+import { rerankerFor } from './rerank.ts';
 import { detectLanguage, pastedReason } from './router.ts';
 import { searchCollections } from './search.ts';
 
@@ -35,6 +37,8 @@ export interface SearchQueryResult {
   results: Partial<Record<Collection, SearchHit[]>>;
   /** The collections whose first candidates late interaction re-ranked (`retrieval.lateInteraction`), when any. */
   reranked?: Collection[];
+  /** The collections whose first candidates query likelihood re-ranked (`retrieval.queryLikelihood`), when any. */
+  likelihoodRanked?: Collection[];
 }
 
 /** What a query is searched with: its language, its translation, the texts each retriever uses and the dense weight. */
@@ -82,14 +86,32 @@ export async function searchQuery(
   const { language, left, translation, plan, alpha, pasted } = await planQuery(deps, query, options.alpha);
   // Late interaction re-ranks a typed query's first candidates as `ask` does: searched that deep, then cut to k.
   const late = config.retrieval.lateInteraction;
-  const lateFor = lateInteractionFor(late, { typed: !pasted, translated: language !== config.languages.corpus });
-  const depth = lateFor ? Math.max(options.k, late.depth) : options.k;
+  const question = { typed: !pasted, translated: language !== config.languages.corpus };
+  const lateFor = rerankerFor(late, question);
+  const likely = config.retrieval.queryLikelihood;
+  const scorer = rerankerFor(likely, question) ? likelihoodModel(config, deps.modelTranslator) : undefined;
+  const depth = Math.max(options.k, lateFor ? late.depth : 0, scorer ? likely.depth : 0);
   const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
   const reranked: Collection[] = [];
+  const likelihoodRanked: Collection[] = [];
   for (const c of Object.keys(results) as Collection[]) {
     const lateHits = lateFor ? await lateInteracted(embedder, c, results[c]!, plan.dense, late) : undefined;
     if (lateHits) reranked.push(c);
-    results[c] = (lateHits ?? results[c]!).slice(0, options.k);
+    let hits = lateHits ?? results[c]!;
+    const likelyHits = scorer ? await queryLikelihoodReranked(scorer, c, hits, searchedText(query, config.retrieval.environment).text, likely) : undefined;
+    if (likelyHits) {
+      likelihoodRanked.push(c);
+      hits = likelyHits;
+    }
+    results[c] = hits.slice(0, options.k);
   }
-  return { language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked.length > 0 ? { reranked } : {}) };
+  return {
+    language,
+    ...(left ? { left } : {}),
+    ...(translation ? { translation } : {}),
+    alpha,
+    results,
+    ...(reranked.length > 0 ? { reranked } : {}),
+    ...(likelihoodRanked.length > 0 ? { likelihoodRanked } : {}),
+  };
 }

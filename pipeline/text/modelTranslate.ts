@@ -55,6 +55,8 @@ export interface TextModel {
   /** The llama.cpp backend that runs it (`LocalGgufGenerator.backend`), when known. */
   readonly backend?: string | undefined;
   continueText(prompt: string, options: { maxTokens: number; stop?: string; head?: string }): Promise<string>;
+  /** The mean log-probability of each text's tokens right after `prompt` (LocalGgufGenerator.likelihoods). */
+  likelihoods(prompt: string, texts: readonly string[]): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,14 @@ export class ModelTranslator {
     // The examples are read once per process and kept (`head`): a question then reads only its own line.
     const output = await model.continueText(translationPrompt(text, from, to), { maxTokens: 16 + 3 * words(text), stop: '\n', head: promptHead(from, to) });
     return translationIn(output, text);
+  }
+
+  /**
+   * How likely the model finds each of `texts` after `prompt` (mean log-probability a token): the same model, opened
+   * once for both jobs, scores passages for query likelihood (pipeline/retrieval/queryLikelihood.ts). Failures throw.
+   */
+  async likelihoods(prompt: string, texts: readonly string[]): Promise<number[]> {
+    return (await this.model()).likelihoods(prompt, texts);
   }
 
   /**

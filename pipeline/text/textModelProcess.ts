@@ -23,13 +23,11 @@ export interface TextModelChildConfig {
   baseDir: string;
 }
 
-export interface ContinueRequest {
-  prompt: string;
-  options: Parameters<TextModel['continueText']>[1];
-}
+/** A continuation (`options`) or likelihoods of `texts` after the prompt. */
+export type TextModelRequest = { prompt: string; options: Parameters<TextModel['continueText']>[1] } | { prompt: string; texts: string[] };
 
 export class ProcessTextModel implements TextModel {
-  private readonly process: ModelProcess<ContinueRequest, string, { id: string; backend?: string }>;
+  private readonly process: ModelProcess<TextModelRequest, string | number[], { id: string; backend?: string }>;
   id = '';
   backend: string | undefined;
 
@@ -54,8 +52,12 @@ export class ProcessTextModel implements TextModel {
     return this.process.pid;
   }
 
-  continueText(prompt: string, options: ContinueRequest['options']): Promise<string> {
-    return this.process.request({ prompt, options });
+  async continueText(prompt: string, options: Parameters<TextModel['continueText']>[1]): Promise<string> {
+    return (await this.process.request({ prompt, options })) as string;
+  }
+
+  async likelihoods(prompt: string, texts: readonly string[]): Promise<number[]> {
+    return (await this.process.request({ prompt, texts: [...texts] })) as number[];
   }
 
   close(): Promise<void> {

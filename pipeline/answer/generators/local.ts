@@ -44,6 +44,19 @@ interface Loaded {
 }
 
 const MAX_DEFAULT_CONTEXT = 8192;
+/** The next tokens whose probabilities `likelihoods` reads: the likeliest, at the model's own temperature. */
+const TOP_TOKENS = 1000;
+const NEXT_TOKEN = { generateNext: { probabilities: true, options: { temperature: 1, topK: TOP_TOKENS } } } as const;
+
+/** A token's probability among the likeliest next tokens, or (outside them) the least of theirs. */
+function probabilityIn(next: ReadonlyMap<number, number> | undefined, token: number): number {
+  if (!next || next.size === 0) return 1e-9;
+  const p = next.get(token);
+  if (p !== undefined) return p;
+  let least = 1;
+  for (const q of next.values()) least = Math.min(least, q);
+  return least;
+}
 /** Chat-template tokens around the system and user messages, on top of their text. */
 const TEMPLATE_ALLOWANCE = 32;
 
@@ -140,13 +153,8 @@ export class LocalGgufGenerator implements Generator {
    */
   continueText(prompt: string, options: { maxTokens: number; stop?: string; head?: string }): Promise<string> {
     return this.queue(async () => {
-      const { model, context } = await this.load();
-      if (!this.continuation) {
-        const { LlamaCompletion } = await import('node-llama-cpp');
-        const sequence = context.getSequence();
-        this.continuation = { completion: new LlamaCompletion({ contextSequence: sequence }), sequence };
-      }
-      const { completion, sequence } = this.continuation;
+      const { model } = await this.load();
+      const { completion, sequence } = await this.textSequence();
       if (options.head !== undefined && prompt.startsWith(options.head)) {
         // What the completion will hold before the prompt's own tokens: the beginning-of-text token it prepends, then
         // `head`. Were that guess wrong for some model, the completion would re-read the whole prompt: slower, still order-free.
@@ -167,6 +175,50 @@ export class LocalGgufGenerator implements Generator {
         ...(options.stop ? { customStopTriggers: [options.stop] } : {}),
       });
     });
+  }
+
+  /**
+   * How likely the model finds each of `texts` right after `prompt`: the mean log-probability of its tokens
+   * (query likelihood: pipeline/retrieval/queryLikelihood.ts). The prompt is read once; each text after it.
+   * A token's probability is read among the model's `TOP_TOKENS` likeliest next tokens (handing over the whole
+   * vocabulary, 262,144 tokens for Gemma 3, costs 0.13 s a token); a token outside them is given the least of
+   * theirs, a bound. Queued with continuations: they share the context's sequence.
+   */
+  likelihoods(prompt: string, texts: readonly string[]): Promise<number[]> {
+    return this.queue(async () => {
+      const { model } = await this.load();
+      const { sequence } = await this.textSequence();
+      const { bos, shouldPrependBosToken } = model.tokens;
+      const head = [...(bos !== null && shouldPrependBosToken ? [bos] : []), ...model.tokenize(prompt)];
+      await sequence.clearHistory();
+      const read = await sequence.controlledEvaluate(head.map((t, i) => (i === head.length - 1 ? [t, NEXT_TOKEN] : t)));
+      const first = read[head.length - 1]?.next.probabilities;
+      const scores: number[] = [];
+      for (const text of texts) {
+        const tokens = model.tokenize(` ${text.trim()}`);
+        if (tokens.length === 0 || !first) {
+          scores.push(0);
+          continue;
+        }
+        const out = await sequence.controlledEvaluate(tokens.slice(0, -1).map((t) => [t, NEXT_TOKEN]));
+        let sum = Math.log(probabilityIn(first, tokens[0]!));
+        for (let i = 1; i < tokens.length; i++) sum += Math.log(probabilityIn(out[i - 1]?.next.probabilities, tokens[i]!));
+        scores.push(sum / tokens.length);
+        await sequence.eraseContextTokenRanges([{ start: head.length, end: sequence.nextTokenIndex }]);
+      }
+      return scores;
+    });
+  }
+
+  /** The context's one sequence, held by a text completion between calls (continuations and likelihoods share it). */
+  private async textSequence(): Promise<{ completion: LlamaCompletion; sequence: LlamaContextSequence }> {
+    if (!this.continuation) {
+      const { context } = await this.load();
+      const { LlamaCompletion } = await import('node-llama-cpp');
+      const sequence = context.getSequence();
+      this.continuation = { completion: new LlamaCompletion({ contextSequence: sequence }), sequence };
+    }
+    return this.continuation;
   }
 
   /** The context's one sequence back from text continuation, for a chat. */
