@@ -127,6 +127,26 @@ describe('cita ask', () => {
     expect(cita(p, ['search', 'demo', withEnvironment, '--source', 'docs', ...on]).stdout).toContain('late interaction: the first 30 docs candidates');
   });
 
+  it('re-ranks a typed question’s first docs candidates by query likelihood when asked (retrieval.queryLikelihood), and says so', () => {
+    const on = ['--set', 'retrieval.queryLikelihood.weight=2'];
+    const note = (r: any) => r.route.reasons.find((x: string) => x.startsWith('query likelihood'));
+    const r = askJson('¿Cómo omito un test en Windows?', ...on);
+    expect(note(r)).toBe('query likelihood: the first 10 docs candidates re-ranked by how likely model:gemma-3-270m finds the question after each');
+    expect(r.answer.text).toContain('skipif');
+    expect(note(askJson('¿Cómo omito un test en Windows?'))).toBeUndefined();
+    expect(note(askJson('How do I skip a test on Windows?', ...on, '--set', 'retrieval.queryLikelihood.questions=translated'))).toBeUndefined();
+    expect(note(askJson(`parse_config fails:\n\n    def parse_config(path):\n        return json.load(open(path))\n`, ...on))).toBeUndefined();
+    // cita search re-ranks the same way and still gives k hits.
+    const searched = cita(p, ['search', 'demo', '¿Cómo omito un test en Windows?', '--source', 'docs', '--k', '2', ...on]);
+    expect(searched.code).toBe(0);
+    expect(searched.stdout.match(/^ \d\. \[docs\]/gm)).toHaveLength(2);
+    expect(searched.stdout).toContain('query likelihood: the first 10 docs candidates re-ranked by how likely model:gemma-3-270m finds the question after each\n');
+    // A model that cannot be opened leaves the ranking as it was, and the route says why.
+    const broken = askJson('How do I skip a test on Windows?', ...on, '--set', 'languages.modelTranslator.model=missing.gguf');
+    expect(note(broken)).toMatch(/^query likelihood: not run \(.*missing\.gguf/);
+    expect(broken.answer.text).toContain('skipif');
+  });
+
   it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {
     const r = askJson('¿Cómo instalo el paquete?');
     expect(r.translation).toMatchObject({ from: 'es', to: 'en', translator: 'apertium' });
