@@ -145,6 +145,10 @@ describe('cita ask', () => {
     const broken = askJson('How do I skip a test on Windows?', ...on, '--set', 'languages.modelTranslator.model=missing.gguf');
     expect(note(broken)).toMatch(/^query likelihood: not run \(.*missing\.gguf/);
     expect(broken.answer.text).toContain('skipif');
+    const searchedBroken = cita(p, ['search', 'demo', 'How do I skip a test on Windows?', '--source', 'docs', ...on, '--set', 'languages.modelTranslator.model=missing.gguf']);
+    expect(searchedBroken.code).toBe(0);
+    expect(searchedBroken.stdout).toMatch(/^query likelihood: not run \(.*missing\.gguf/m);
+    expect(searchedBroken.stdout).toMatch(/^ 1\. \[docs\]/m);
   });
 
   it('translates a Spanish question into the corpus language for retrieval, and says so in the route', () => {

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { lateInteractionScores, maxSim } from '../pipeline/retrieval/lateInteraction.ts';
 import { rerankHead } from '../pipeline/retrieval/rerank.ts';
-import type { Chunk, Embedder, SearchHit } from '../pipeline/types.ts';
+import type { Embedder } from '../pipeline/types.ts';
+import { docsHit } from './support/hits.ts';
 
 const rows = (...vs: number[][]) => Float32Array.from(vs.flat());
-const hit = (id: string, score: number, text = id): SearchHit => ({
-  chunk: { id, collection: 'docs', text, citation: { kind: 'doc', path: `${id}.md` } } as unknown as Chunk,
-  score,
-  bm25: null,
-  dense: null,
-  bm25Norm: 0,
-  denseNorm: 0,
-});
+const hit = docsHit;
 
 describe('maxSim', () => {
   it('averages each query row’s best dot product with the passage rows', () => {

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { likelihoodModel, likelihoodPrompt, likelihoodScores, queryLikelihoodReranked } from '../pipeline/retrieval/queryLikelihood.ts';
 import { rerankerFor } from '../pipeline/retrieval/rerank.ts';
-import type { Chunk, SearchHit } from '../pipeline/types.ts';
+import { docsHit } from './support/hits.ts';
 
-const hit = (id: string, score: number, text: string): SearchHit => ({
-  chunk: { id, collection: 'docs', text, citation: { kind: 'doc', path: `${id}.md` } } as unknown as Chunk,
-  score,
-  bm25: null,
-  dense: null,
-  bm25Norm: 0,
-  denseNorm: 0,
-});
+const hit = docsHit;
 
 const options = { weight: 2, depth: 3, passageChars: 1000, questions: 'all' as const, collections: ['docs' as const] };
 

@@ -227,9 +227,9 @@ export function buildCli(): Command {
       const { config, store, embedder, close } = await openInstance(loaded, { purpose: 'search' });
       try {
         const collections = opts.source ? [opts.source] : COLLECTIONS;
-        const { language, left, translation, alpha, results, reranked, likelihoodRanked } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
+        const { language, left, translation, alpha, results, reranked, likelihoodRanked, likelihoodError } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked ? { reranked } : {}), ...(likelihoodRanked ? { likelihoodRanked } : {}) }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked ? { reranked } : {}), ...(likelihoodRanked ? { likelihoodRanked } : {}), ...(likelihoodError !== undefined ? { likelihoodError } : {}) }, null, 2)}\n`);
         } else {
           if (left) process.stdout.write(`environment left out of the search: ${left.join(', ')}\n`);
           if (translation?.text !== undefined) {
@@ -238,6 +238,7 @@ export function buildCli(): Command {
           } else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
           if (reranked) process.stdout.write(`${lateInteractionNote(config.retrieval.lateInteraction.depth, reranked)}\n`);
           if (likelihoodRanked) process.stdout.write(`${queryLikelihoodNote(config.retrieval.queryLikelihood.depth, likelihoodRanked, likelihoodModel(config).id)}\n`);
+          if (likelihoodError !== undefined) process.stdout.write(`query likelihood: not run (${likelihoodError})\n`);
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);
             hits.forEach((h, i) => process.stdout.write(formatHit(h, i)));

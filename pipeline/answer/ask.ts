@@ -198,7 +198,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       }
       if (scorer && likelihoodError === undefined) {
         // A model that cannot be opened (not provisioned, no access to PyPI) leaves the ranking as it was, said in the route.
-        const likelyHits = await time('rerank', () => queryLikelihoodReranked(scorer, c, hits, searchable.text, likely)).catch((err: unknown) => {
+        const likelyHits = await queryLikelihoodReranked(scorer, c, hits, searchable.text, likely).catch((err: unknown) => {
           likelihoodError = (err as Error).message;
           return undefined;
         });

@@ -39,6 +39,8 @@ export interface SearchQueryResult {
   reranked?: Collection[];
   /** The collections whose first candidates query likelihood re-ranked (`retrieval.queryLikelihood`), when any. */
   likelihoodRanked?: Collection[];
+  /** Why query likelihood was on and did not run (the model could not be opened). */
+  likelihoodError?: string;
 }
 
 /** What a query is searched with: its language, its translation, the texts each retriever uses and the dense weight. */
@@ -94,11 +96,19 @@ export async function searchQuery(
   const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
   const reranked: Collection[] = [];
   const likelihoodRanked: Collection[] = [];
+  let likelihoodError: string | undefined;
   for (const c of Object.keys(results) as Collection[]) {
     const lateHits = lateFor ? await lateInteracted(embedder, c, results[c]!, plan.dense, late) : undefined;
     if (lateHits) reranked.push(c);
     let hits = lateHits ?? results[c]!;
-    const likelyHits = scorer ? await queryLikelihoodReranked(scorer, c, hits, searchedText(query, config.retrieval.environment).text, likely) : undefined;
+    // A model that cannot be opened leaves the ranking as it was, as in `ask`; the result says why.
+    const likelyHits =
+      scorer && likelihoodError === undefined
+        ? await queryLikelihoodReranked(scorer, c, hits, searchedText(query, config.retrieval.environment).text, likely).catch((err: unknown) => {
+            likelihoodError = (err as Error).message;
+            return undefined;
+          })
+        : undefined;
     if (likelyHits) {
       likelihoodRanked.push(c);
       hits = likelyHits;
@@ -113,5 +123,6 @@ export async function searchQuery(
     results,
     ...(reranked.length > 0 ? { reranked } : {}),
     ...(likelihoodRanked.length > 0 ? { likelihoodRanked } : {}),
+    ...(likelihoodError !== undefined ? { likelihoodError } : {}),
   };
 }
