@@ -335,7 +335,9 @@ export const configSchema = z
          * after the chunk (its first `passageChars` characters), both min–max scaled. A Spanish question is scored
          * against the English chunk as it was written: relevance across languages that goes through no translator.
          * For a typed question (not a pasted issue, nor the text of an issue it references), of `questions`: `all`, or
-         * only those `translated` from another language. `weight` 0: off. It costs the model a read of each candidate.
+         * only those `translated` from another language. `weight` 0: off. It costs the model a read of each candidate:
+         * at weight 2, held out, a question or three better in both languages on every figure, nothing significant, for
+         * about ten times a question's time (docs/languages.md). So off by default.
          */
         queryLikelihood: z
           .object({
