@@ -64,7 +64,7 @@ for (const q of questions) {
         .map((h, i) => ({ h, s: lambda === Infinity ? signal[i]! : hybrid[i]! + lambda * signal[i]!, i }))
         .sort((a, b) => b.s - a.s || a.i - b.i);
       const files = distinct(order.map((o) => o.h.chunk.citation.path));
-      const mode = lambda === 0 ? 'hybrid' : `${q.lang === 'en' && name === 'asked' ? 'asked' : name} λ=${lambda}`;
+      const mode = lambda === 0 ? 'hybrid' : `${name} λ=${lambda}`;
       rows.push({ lang: q.lang, mode, recall: recallAtK(files, q.gold.files, 5), acc1: accuracyAt1(files, q.gold.files) });
       // English questions have one signal; give its rows the Spanish modes' names so the table lines them up.
       if (values.translated && q.lang === 'en' && name === 'asked' && lambda !== 0)

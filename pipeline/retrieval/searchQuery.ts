@@ -97,6 +97,8 @@ export async function searchQuery(
   const reranked: Collection[] = [];
   const likelihoodRanked: Collection[] = [];
   let likelihoodError: string | undefined;
+  // Scored as asked, without a pasted issue's environment (as `ask` scores it).
+  const asked = searchedText(query, config.retrieval.environment).text;
   for (const c of Object.keys(results) as Collection[]) {
     const lateHits = lateFor ? await lateInteracted(embedder, c, results[c]!, plan.dense, late) : undefined;
     if (lateHits) reranked.push(c);
@@ -104,7 +106,7 @@ export async function searchQuery(
     // A model that cannot be opened leaves the ranking as it was, as in `ask`; the result says why.
     const likelyHits =
       scorer && likelihoodError === undefined
-        ? await queryLikelihoodReranked(scorer, c, hits, searchedText(query, config.retrieval.environment).text, likely).catch((err: unknown) => {
+        ? await queryLikelihoodReranked(scorer, c, hits, asked, likely).catch((err: unknown) => {
             likelihoodError = (err as Error).message;
             return undefined;
           })
