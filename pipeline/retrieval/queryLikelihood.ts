@@ -6,8 +6,8 @@ import { rerankHead } from './rerank.ts';
 /**
  * Query likelihood as a re-ranker (unsupervised passage re-ranking, "UPR", Sachan et al. 2022): a candidate chunk
  * scores how likely a language model finds the question right after it, log p(question | chunk) averaged over the
- * question's tokens. The model is the model translator's (`languages.modelTranslator`: Gemma 3 270M, trained on
- * text in 140 languages), so a Spanish question is scored as asked against the English chunk as written — a
+ * question's tokens. The model is the model translator's (`languages.modelTranslator`: Gemma 3 270M, a multilingual
+ * pretrained model), so a Spanish question is scored as asked against the English chunk as written — a
  * relevance signal across languages that no translator's vocabulary limits, where BM25 reads Apertium's words and
  * the embedder pools a chunk into one vector (`retrieval.queryLikelihood`; the A/B in docs/languages.md).
  */
