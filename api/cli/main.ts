@@ -14,7 +14,7 @@ import { acquireIndexLock, describeHolder } from '../../pipeline/index/indexLock
 import { loadInstance, openInstance, scanSources } from '../../pipeline/instance.ts';
 import { prepareTranslation, sensesNotes } from '../../pipeline/retrieval/crossLingual.ts';
 import { lateInteractionNote } from '../../pipeline/retrieval/lateInteraction.ts';
-import { likelihoodModel, queryLikelihoodNote } from '../../pipeline/retrieval/queryLikelihood.ts';
+import { likelihoodModel, queryLikelihoodNotes } from '../../pipeline/retrieval/queryLikelihood.ts';
 import { detectLanguage } from '../../pipeline/retrieval/router.ts';
 import { searchQuery } from '../../pipeline/retrieval/searchQuery.ts';
 import { COLLECTIONS, type Collection, type SearchHit } from '../../pipeline/types.ts';
@@ -237,8 +237,7 @@ export function buildCli(): Command {
             for (const note of sensesNotes(translation, config.retrieval.crossLingual)) process.stdout.write(`${note}\n`);
           } else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
           if (reranked) process.stdout.write(`${lateInteractionNote(config.retrieval.lateInteraction.depth, reranked)}\n`);
-          if (likelihoodRanked) process.stdout.write(`${queryLikelihoodNote(config.retrieval.queryLikelihood.depth, likelihoodRanked, likelihoodModel(config).id)}\n`);
-          if (likelihoodError !== undefined) process.stdout.write(`query likelihood: not run (${likelihoodError})\n`);
+          for (const note of queryLikelihoodNotes(config.retrieval.queryLikelihood.depth, likelihoodRanked ?? [], likelihoodModel(config).id, likelihoodError)) process.stdout.write(`${note}\n`);
           for (const [c, hits] of Object.entries(results)) {
             process.stdout.write(`== ${c} (${hits.length})\n`);
             hits.forEach((h, i) => process.stdout.write(formatHit(h, i)));

@@ -9,7 +9,7 @@ import { hybridCandidates } from '../retrieval/search.ts';
 import { withFileEvidence } from '../retrieval/hybrid.ts';
 import type { Store } from '../store/store.ts';
 import { lateInteracted, lateInteractionNote } from '../retrieval/lateInteraction.ts';
-import { likelihoodModel, queryLikelihoodNote, queryLikelihoodReranked } from '../retrieval/queryLikelihood.ts';
+import { likelihoodModel, likelihoodReranking, queryLikelihoodNotes } from '../retrieval/queryLikelihood.ts';
 import { rerankerFor } from '../retrieval/rerank.ts';
 import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
 import { meanVector } from '../vectors.ts';
@@ -180,8 +180,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   // Query likelihood re-ranks them as well (after late interaction, when both are on), with the model translator's model.
   const likely = config.retrieval.queryLikelihood;
   const scorer = rerankerFor(likely, typed) ? likelihoodModel(config, deps.modelTranslator) : undefined;
-  const likelihoodRanked: Collection[] = [];
-  let likelihoodError: string | undefined;
+  const likelihood = scorer && likelihoodReranking(scorer, searchable.text, likely);
   await time('retrieve', async () => {
     for (const [c] of available) {
       const p = hop && c !== 'issues' ? plan.hop! : plan.question;
@@ -196,17 +195,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
         hits = lateHits;
         reranked.push(c);
       }
-      if (scorer && likelihoodError === undefined) {
-        // A model that cannot be opened (not provisioned, no access to PyPI) leaves the ranking as it was, said in the route.
-        const likelyHits = await queryLikelihoodReranked(scorer, c, hits, searchable.text, likely).catch((err: unknown) => {
-          likelihoodError = (err as Error).message;
-          return undefined;
-        });
-        if (likelyHits) {
-          hits = likelyHits;
-          likelihoodRanked.push(c);
-        }
-      }
+      // A model that cannot be opened (not provisioned, no access to PyPI) leaves the ranking as it was, said in the route.
+      if (likelihood) hits = await likelihood.rerank(c, hits);
       lists[c] = hits.slice(0, budget.chunks);
       deep[c] = hits.slice(0, depth);
       found[c] = hits;
@@ -215,8 +205,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
 
   if (reranked.length > 0) route.reasons.push(lateInteractionNote(late.depth, reranked));
   else if (lateFor && !embedder.tokenVectors) route.reasons.push(`late interaction: not run (the embedder ${embedder.id} gives no token vectors)`);
-  if (likelihoodRanked.length > 0) route.reasons.push(queryLikelihoodNote(likely.depth, likelihoodRanked, scorer!.id));
-  if (likelihoodError !== undefined) route.reasons.push(`query likelihood: not run (${likelihoodError})`);
+  if (scorer && likelihood) route.reasons.push(...queryLikelihoodNotes(likely.depth, likelihood.ranked, scorer.id, likelihood.error()));
 
   // A question that names a symbol wants its definition near the top; a pasted issue or traceback
   // names dozens, and their definitions would crowd out everything retrieval finds. So a few, bounded;

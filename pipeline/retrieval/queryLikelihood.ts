@@ -57,7 +57,33 @@ export async function queryLikelihoodReranked(model: LikelihoodModel, collection
   return rerankHead(hits, await likelihoodScores(model, hits, question, options), options.weight);
 }
 
-/** What the route (and `cita search`) says of a re-ranking. */
-export function queryLikelihoodNote(depth: number, collections: readonly string[], model: string): string {
-  return `query likelihood: the first ${depth} ${collections.join(' and ')} candidates re-ranked by how likely ${model} finds the question after each`;
+/**
+ * A question's collections re-ranked one after another, keeping what happened: the collections re-ranked, or why the
+ * model could not score (it could not be opened: the rankings are then left as they were, and it is not tried again).
+ */
+export function likelihoodReranking(model: LikelihoodModel, question: string, options: QueryLikelihoodConfig) {
+  const ranked: Collection[] = [];
+  let error: string | undefined;
+  return {
+    ranked,
+    error: () => error,
+    async rerank(collection: Collection, hits: SearchHit[]): Promise<SearchHit[]> {
+      if (error !== undefined) return hits;
+      const out = await queryLikelihoodReranked(model, collection, hits, question, options).catch((err: unknown) => {
+        error = (err as Error).message;
+        return undefined;
+      });
+      if (!out) return hits;
+      ranked.push(collection);
+      return out;
+    },
+  };
+}
+
+/** What the route (and `cita search`) says of a re-ranking: the collections re-ranked, and why it did not run when it could not. */
+export function queryLikelihoodNotes(depth: number, collections: readonly string[], model: string, error?: string): string[] {
+  return [
+    ...(collections.length > 0 ? [`query likelihood: the first ${depth} ${collections.join(' and ')} candidates re-ranked by how likely ${model} finds the question after each`] : []),
+    ...(error !== undefined ? [`query likelihood: not run (${error})`] : []),
+  ];
 }

@@ -6,7 +6,7 @@ import type { Collection, Embedder, SearchHit } from '../types.ts';
 import { questionAlpha, searchPlan, translateQuestion, type QueryPlan, type Translation } from './crossLingual.ts';
 import { searchedText } from '../text/environment.ts';
 import { lateInteracted } from './lateInteraction.ts';
-import { likelihoodModel, queryLikelihoodReranked } from './queryLikelihood.ts';
+import { likelihoodModel, likelihoodReranking } from './queryLikelihood.ts';
 import { rerankerFor } from './rerank.ts';
 import { detectLanguage, pastedReason } from './router.ts';
 import { searchCollections } from './search.ts';
@@ -95,26 +95,14 @@ export async function searchQuery(
   const depth = Math.max(options.k, lateFor ? late.depth : 0, scorer ? likely.depth : 0);
   const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
   const reranked: Collection[] = [];
-  const likelihoodRanked: Collection[] = [];
-  let likelihoodError: string | undefined;
   // Scored as asked, without a pasted issue's environment (as `ask` scores it).
-  const asked = searchedText(query, config.retrieval.environment).text;
+  const likelihood = scorer && likelihoodReranking(scorer, searchedText(query, config.retrieval.environment).text, likely);
   for (const c of Object.keys(results) as Collection[]) {
     const lateHits = lateFor ? await lateInteracted(embedder, c, results[c]!, plan.dense, late) : undefined;
     if (lateHits) reranked.push(c);
     let hits = lateHits ?? results[c]!;
     // A model that cannot be opened leaves the ranking as it was, as in `ask`; the result says why.
-    const likelyHits =
-      scorer && likelihoodError === undefined
-        ? await queryLikelihoodReranked(scorer, c, hits, asked, likely).catch((err: unknown) => {
-            likelihoodError = (err as Error).message;
-            return undefined;
-          })
-        : undefined;
-    if (likelyHits) {
-      likelihoodRanked.push(c);
-      hits = likelyHits;
-    }
+    if (likelihood) hits = await likelihood.rerank(c, hits);
     results[c] = hits.slice(0, options.k);
   }
   return {
@@ -124,7 +112,7 @@ export async function searchQuery(
     alpha,
     results,
     ...(reranked.length > 0 ? { reranked } : {}),
-    ...(likelihoodRanked.length > 0 ? { likelihoodRanked } : {}),
-    ...(likelihoodError !== undefined ? { likelihoodError } : {}),
+    ...(likelihood && likelihood.ranked.length > 0 ? { likelihoodRanked: likelihood.ranked } : {}),
+    ...(likelihood?.error() !== undefined ? { likelihoodError: likelihood.error()! } : {}),
   };
 }
