@@ -5,7 +5,8 @@
  * code-led / docs-led routes) and for `ask` with every route's name lookups after k files
  * (`retrieval.lookupsAfter` and `retrieval.lookupsAfterDocsLed` k) or left out, or with the learned route's
  * `sharpness` set (`--sharpness 1.5,2`), or with the other choice of a docs-led route's first file
- * (`retrieval.docsLedFirst`) or of a code-led route's tests and examples (`retrieval.supportCode`) — per dataset × language, one split.
+ * (`retrieval.docsLedFirst`), of a code-led route's tests and examples (`retrieval.supportCode`) or of where pasted
+ * text's docs go (`retrieval.pastedDocsAfter`) — per dataset × language, one split.
  * A research tool for choosing on dev and reading held out; its figures are not an A/B (run
  * `cita eval --set retrieval.lookupsAfter=k` for that).
  *
@@ -54,6 +55,10 @@ const variants: Record<string, (it: ReplayItem) => string[]> = {
   // The other choice of a code-led route's tests and examples (`retrieval.supportCode`).
   [`ask, support code ${placement.supportCode === 'after-library' ? 'as-found' : 'after-library'}`]: (it) =>
     rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, supportCode: placement.supportCode === 'after-library' ? 'as-found' : 'after-library' }).files,
+  // Pasted text's docs after its first k code files where the route leans to the code (`retrieval.pastedDocsAfter`).
+  ...Object.fromEntries(
+    [0, 3, 5].filter((k) => k !== (placement.pastedDocsAfter ?? 0)).map((k) => [`ask, pasted: docs after ${k}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it) }, RANK_DEPTH, { ...placement, pastedDocsAfter: k }).files]),
+  ),
   'ask, no name lookups': (it) => rankCandidates({ ...it.candidates, weights: weightsOf(it), named: [] }, RANK_DEPTH, placement).files,
   ...Object.fromEntries(sharpnesses.map((g) => [`ask, sharpness ${g}`, (it: ReplayItem) => rankCandidates({ ...it.candidates, weights: weightsOf(it, g) }, RANK_DEPTH, placement).files])),
 };

@@ -380,3 +380,41 @@ describe('cita ask: tests and examples after the library in a code-led route (re
     expect(found.route.reasons.some((x: string) => x.includes('its tests, examples'))).toBe(false);
   });
 });
+
+describe('cita ask: pasted text led by the code has the docs after its first code files (retrieval.pastedDocsAfter)', () => {
+  let p: TestProject;
+  beforeAll(() => {
+    p = makeDemoProject();
+    // A changelog that repeats a pasted issue's words, and more modules than the one the bug is in.
+    p.write(
+      'docs/changelog.md',
+      '# Changelog\n\n## 1.2\n\n- parse_config no longer raises a JSONDecodeError on an empty JSON configuration file: it returns an empty dict of settings.\n- The widgets command reads its settings with parse_config.\n',
+    );
+    p.write('src/settings.py', '"""Settings: the dict parse_config returns, with defaults."""\nfrom loader import parse_config\n\n\ndef load_settings(path):\n    """Read the JSON configuration file into settings, with defaults for missing keys."""\n    return {"verbose": False, **parse_config(path)}\n');
+    p.write('src/cli.py', '"""The widgets command."""\nfrom settings import load_settings\n\n\ndef main(path="widgets.json"):\n    """Run the widgets command with the settings of a JSON configuration file."""\n    print(load_settings(path))\n');
+    expect(cita(p, ['index', 'demo']).code).toBe(0);
+  });
+  afterAll(() => p.cleanup());
+
+  const pasted = 'parse_config raises on an empty configuration file\n\n```\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n```\n\nReading an empty JSON configuration file raises a JSONDecodeError instead of returning an empty dict of settings.';
+  const ask = (...extra: string[]) => {
+    const r = cita(p, ['ask', 'demo', pasted, '--json', ...extra]);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  it('puts the changelog after the code files by default, and says so; 0 keeps where fusion put it', () => {
+    const note = 'pasted text the route leans to the code for: the docs come after the first 5 code files search finds';
+    const fused = ask('--set', 'retrieval.pastedDocsAfter=0');
+    expect(fused.route.weights.code).toBeGreaterThan(fused.route.weights.docs);
+    expect(fused.ranking.files.indexOf('docs/changelog.md')).toBeLessThan(fused.ranking.files.indexOf('src/cli.py'));
+    expect(fused.route.reasons).not.toContain(note);
+    const after = ask();
+    const code = (files: string[]) => files.filter((f) => f.startsWith('src/'));
+    expect(after.ranking.files.slice(0, 3)).toEqual(code(fused.ranking.files));
+    expect(after.ranking.files).toContain('docs/changelog.md');
+    expect(after.route.reasons).toContain(note);
+    const blocks = (r: any) => (r.context.blocks as any[]).filter((b) => b.scores.collection !== 'issues').map((b) => b.citation.path);
+    expect(blocks(after).slice(0, 3).every((f: string) => f.startsWith('src/'))).toBe(true);
+  });
+});

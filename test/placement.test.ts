@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { docsFirst, docsFirstMove, isSupportCode, libraryFirst, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, supportMoves, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
+import { docsAfterCode, docsAfterCodeMoves, docsFirst, docsFirstMove, isSupportCode, libraryFirst, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, supportMoves, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
 import { root } from './support/paths.ts';
@@ -283,5 +283,58 @@ describe('retrieval.supportCode', () => {
     expect(placementOf(config()).supportCode).toBe('after-library');
     expect(placementOf(config('retrieval.supportCode=as-found')).supportCode).toBe('as-found');
     expect(() => config('retrieval.supportCode=first')).toThrow(/supportCode/);
+  });
+});
+
+describe('retrieval.pastedDocsAfter', () => {
+  // A pasted issue: the changelog names the module and fits best; the library's modules follow.
+  const lists = {
+    docs: [scored('docs', 'doc/changelog.rst', 1, 0.95, 12), scored('docs', 'doc/how-to/raises.rst', 1, 0.85, 5)],
+    code: [
+      scored('code', 'src/raises.py', 1, 0.88, 8),
+      scored('code', 'src/capture.py', 1, 0.86, 7),
+      scored('code', 'src/cacheprovider.py', 1, 0.85, 6),
+      scored('code', 'src/_code/code.py', 1, 0.84, 5),
+    ],
+  };
+  const asked = (weights: Candidates['weights'], lookedUp: Candidates['lookedUp'] = []): Candidates => ({ lists, deep: lists, lookedUp, named: [], weights, pasted: true });
+  const codeLed = asked({ docs: 0.9, code: 1, issues: 0 });
+  const fused: Placement = { method: 'proportional', options: {}, lookupsAfter: 0, rankingFit: 'candidates', pastedDocsAfter: 0 };
+  const after = (n: number): Placement => ({ ...fused, pastedDocsAfter: n });
+  const docsAt = (files: string[]) => files.findIndex((f) => f.startsWith('doc/'));
+
+  it("puts a code-led route's docs after its first n code files, in the ranking and the context, code in its order", () => {
+    const before = rank(codeLed, fused);
+    expect(docsAt(before)).toBeLessThan(3);
+    for (const n of [1, 3]) {
+      const moved = rank(codeLed, after(n));
+      expect(docsAt(moved)).toBe(n);
+      expect(moved.filter((f) => f.startsWith('src/'))).toEqual(before.filter((f) => f.startsWith('src/')));
+      expect(docsAfterCodeMoves(placeContext(codeLed, 4, fused).fusion.ranked, codeLed, after(n))).toBe(true);
+    }
+    // The context at budget 4 opens with the changelog; the docs wait for the first module, or for both modules it holds.
+    expect(context(codeLed, fused)).toEqual(['doc/changelog.rst#1', 'doc/how-to/raises.rst#1', 'src/raises.py#1', 'src/capture.py#1']);
+    expect(context(codeLed, after(1))).toEqual(['src/raises.py#1', 'doc/changelog.rst#1', 'doc/how-to/raises.rst#1', 'src/capture.py#1']);
+    expect(context(codeLed, after(3))).toEqual(['src/raises.py#1', 'src/capture.py#1', 'doc/changelog.rst#1', 'doc/how-to/raises.rst#1']);
+  });
+
+  it('leaves typed questions, docs-led routes, docs already after the code, 0 and looked-up issues as they are', () => {
+    const docsLed = asked({ docs: 1, code: 0.9, issues: 0 });
+    expect(rank(docsLed, after(3))).toEqual(rank(docsLed, fused));
+    const typed = { ...codeLed, pasted: false };
+    expect(rank(typed, after(3))).toEqual(rank(typed, fused));
+    expect(docsAfterCodeMoves(placeContext(typed, 4, fused).fusion.ranked, typed, after(3))).toBe(false);
+    expect(rank(codeLed, after(0))).toEqual(rank(codeLed, fused));
+    const codeFirst = [{ chunk: lists.code[0]!.chunk }, { chunk: lists.docs[0]!.chunk }];
+    expect(docsAfterCode(codeFirst, codeLed, after(1))).toEqual(codeFirst);
+    expect(docsAfterCodeMoves(codeFirst, codeLed, after(1))).toBe(false);
+    const issue = { chunk: hit('issues', 'issue-1', 1, 1).chunk, scores: { collection: 'issues' as const, fused: 1, bm25: null, dense: null, via: 'lookup' as const } };
+    expect(context(asked({ docs: 0.5, code: 1, issues: 1 }, [issue]), after(2))[0]).toBe('issue-1#1');
+  });
+
+  it('is read from the config, 5 by default', () => {
+    expect(placementOf(config()).pastedDocsAfter).toBe(5);
+    expect(placementOf(config('retrieval.pastedDocsAfter=0')).pastedDocsAfter).toBe(0);
+    expect(() => config('retrieval.pastedDocsAfter=-1')).toThrow(/pastedDocsAfter/);
   });
 });

@@ -76,6 +76,8 @@ export interface Placement {
   docsLedFirst?: 'docs' | 'fused';
   /** `retrieval.supportCode`: where the route leans to the code, its tests, examples and benchmarks come after the library's (`after-library`; unset: as found). */
   supportCode?: 'after-library' | 'as-found';
+  /** `retrieval.pastedDocsAfter`: pasted text the route leans to the code for has the docs' hits after its first this many code files (0 or unset: where fusion put them). */
+  pastedDocsAfter?: number;
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
   /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
@@ -85,8 +87,8 @@ export interface Placement {
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
-  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode } = config.retrieval;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, pastedDocsAfter } = config.retrieval;
+  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, pastedDocsAfter, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
 }
 
 /**
@@ -221,9 +223,47 @@ export function docsFirst<H extends { chunk: Chunk }>(ranked: readonly H[], c: P
   return [...ranked.slice(0, to), ranked[from]!, ...ranked.slice(to, from), ...ranked.slice(from + 1)];
 }
 
+/** Where `docsAfterCode` moves the docs' hits to: just after the first hit of the n-th code file (or the end), or undefined when no docs hit comes before a code or issue hit there. */
+function codeFilesEnd(ranked: readonly { chunk: Chunk }[], c: Pick<Candidates, 'weights' | 'pasted'>, p: Pick<Placement, 'pastedDocsAfter'>): number | undefined {
+  const n = p.pastedDocsAfter ?? 0;
+  if (n <= 0 || !c.pasted || docsLed(c)) return undefined;
+  const files = new Set<string>();
+  let end = ranked.length;
+  for (let i = 0; i < ranked.length; i++) {
+    const { chunk } = ranked[i]!;
+    if (chunk.collection !== 'code') continue;
+    files.add(chunk.citation.path);
+    if (files.size === n) {
+      end = i + 1;
+      break;
+    }
+  }
+  const head = ranked.slice(0, end);
+  const firstDocs = head.findIndex((h) => h.chunk.collection === 'docs');
+  return firstDocs >= 0 && head.slice(firstDocs).some((h) => h.chunk.collection !== 'docs') ? end : undefined;
+}
+
+/** Whether `docsAfterCode` moves a docs hit of these (see `Placement.pastedDocsAfter`). Pure. */
+export const docsAfterCodeMoves = (ranked: readonly { chunk: Chunk }[], c: Pick<Candidates, 'weights' | 'pasted'>, p: Pick<Placement, 'pastedDocsAfter'>): boolean =>
+  codeFilesEnd(ranked, c, p) !== undefined;
+
+/**
+ * Search hits with the docs' hits that come before the code's first `pastedDocsAfter` files moved just after
+ * them, for pasted text (an issue, a traceback, or the issue a question references, searched by its text) the route
+ * leans to the code for: a bug report asks which of the library's files to change, and a docs page whose fit
+ * outweighs the docs' small share (the changelog, which names every module) otherwise takes a place among them.
+ * Code and issue hits keep their order; nothing else moves. Pure.
+ */
+export function docsAfterCode<H extends { chunk: Chunk }>(ranked: readonly H[], c: Pick<Candidates, 'weights' | 'pasted'>, p: Pick<Placement, 'pastedDocsAfter'>): H[] {
+  const end = codeFilesEnd(ranked, c, p);
+  if (end === undefined) return [...ranked];
+  const head = ranked.slice(0, end);
+  return [...head.filter((h) => h.chunk.collection !== 'docs'), ...head.filter((h) => h.chunk.collection === 'docs'), ...ranked.slice(end)];
+}
+
 /** Fused hits as context candidates, with the lookups placed among them. */
 function withLookups(c: Candidates, fused: Pick<FusionResult, 'ranked'>, p: Placement): Placed[] {
-  const ranked = docsFirst(fused.ranked, c, p).map((h) => ({
+  const ranked = docsAfterCode(docsFirst(fused.ranked, c, p), c, p).map((h) => ({
     chunk: h.chunk,
     scores: { collection: h.chunk.collection, fused: h.fused, bm25: h.bm25, dense: h.dense, via: 'search' as const },
   }));

@@ -217,6 +217,13 @@ export const configSchema = z
          */
         supportCode: z.enum(['after-library', 'as-found']),
         /**
+         * Pasted text (an issue, a traceback, or the issue a question references, searched by its text) the route
+         * leans to the code for (code weighing more than the docs): the docs' hits come after the first this many code
+         * files search finds, in the context and the ranking alike (0: where fusion put them). Code and issue hits
+         * keep their order. Default in config/defaults.yaml.
+         */
+        pastedDocsAfter: z.number().int().min(0).max(50),
+        /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
          * none, not `TerminalWriter.sep`), of several the one whose file search ranks highest, and a
