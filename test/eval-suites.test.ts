@@ -199,12 +199,12 @@ describe('answer metrics', () => {
   });
   const gold = { files: ['doc/a.rst'], symbols: [], issues: [], source: 'docs' as const, answerable: true };
   it('is right when a verified citation is a gold page; abstaining is right only where the sources hold no answer', () => {
-    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.firstFile': 0, 'answer.citedGold': 0.5, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
-    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.citedGold': 0, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 1 });
-    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.citedGold': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst', 'doc/a.rst']))).toEqual({ 'answer.right': 1, 'answer.firstFile': 0, 'answer.citedGold': 0.5, 'answer.goldSymbol': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold }, answer(false, ['doc/b.rst'], 1))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.citedGold': 0, 'answer.goldSymbol': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 1 });
+    expect(answerMetrics({ gold }, answer(true, []))).toEqual({ 'answer.right': 0, 'answer.firstFile': 0, 'answer.citedGold': null, 'answer.goldSymbol': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
     const none = { ...gold, files: [], answerable: false };
-    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.abstained': 1, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
-    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.abstained': 0, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
+    expect(answerMetrics({ gold: none }, answer(true, []))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.goldSymbol': null, 'answer.abstained': 1, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null });
+    expect(answerMetrics({ gold: none }, answer(false, ['doc/a.rst']))).toEqual({ 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.goldSymbol': null, 'answer.abstained': 0, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': 0 });
   });
   it('judges the first file the answer cites, skipping issue citations', () => {
     expect(answerMetrics({ gold }, answer(false, ['doc/a.rst', 'doc/b.rst']))['answer.firstFile']).toBe(1);
@@ -212,6 +212,21 @@ describe('answer metrics', () => {
     issueFirst.citations.unshift({ marker: 7, collection: 'issues', path: 'issues/12', issue: 12, startLine: 1, endLine: 1, snippet: '', verified: true });
     expect(answerMetrics({ gold }, issueFirst)['answer.firstFile']).toBe(1);
     expect(answerMetrics({ gold: { ...gold, files: [], issues: [12] } }, issueFirst)['answer.firstFile']).toBeNull();
+  });
+  it("counts an answer that cites a gold symbol in a gold file, by the symbol's last name", () => {
+    const code = { files: ['src/tmpdir.py'], symbols: ['TempPathFactory.getbasetemp'], issues: [], source: 'code' as const, answerable: true };
+    const citing = (...cites: [string, string | undefined][]): VerifiedAnswer => ({
+      ...answer(false, []),
+      citations: cites.map(([path, symbol], i) => ({ marker: i + 1, collection: 'code', path, ...(symbol ? { symbol } : {}), startLine: 1, endLine: 2, snippet: '', verified: true })),
+    });
+    expect(answerMetrics({ gold: code }, citing(['src/pathlib.py', 'make_numbered_dir'], ['src/tmpdir.py', 'TempPathFactory.getbasetemp']))['answer.goldSymbol']).toBe(1);
+    expect(answerMetrics({ gold: code }, citing(['src/tmpdir.py', 'getbasetemp']))['answer.goldSymbol']).toBe(1);
+    // The right file with another symbol, the right name in another file, or no symbol: not cited.
+    expect(answerMetrics({ gold: code }, citing(['src/tmpdir.py', 'TempPathFactory.mktemp']))['answer.goldSymbol']).toBe(0);
+    expect(answerMetrics({ gold: code }, citing(['src/legacypath.py', 'getbasetemp']))['answer.goldSymbol']).toBe(0);
+    expect(answerMetrics({ gold: code }, citing(['src/tmpdir.py', undefined]))['answer.goldSymbol']).toBe(0);
+    expect(answerMetrics({ gold: code }, answer(true, []))['answer.goldSymbol']).toBe(0);
+    expect(answerMetrics({ gold: { ...code, symbols: [] } }, citing(['src/tmpdir.py', 'getbasetemp']))['answer.goldSymbol']).toBeNull();
   });
   it('counts the share of distinct cited files that are gold, issues aside', () => {
     expect(answerMetrics({ gold }, answer(false, ['doc/a.rst', 'doc/b.rst', 'doc/a.rst', 'doc/c.rst']))['answer.citedGold']).toBeCloseTo(1 / 3);

@@ -234,6 +234,16 @@ describe('answer shapes', () => {
     expect(extractiveAnswer(bootstrap, context(bootstrap, 'en', spec, intro)).text).not.toContain('https://');
   });
 
+  it('answers a pasted issue with where to look when search finds it among the issues too', () => {
+    // The pasted report matches its own filed issue best; the files after it are code.
+    const pasted = `The skip location is wrong with --runxfail\n\n\`\`\`\nSKIPPED [1] src/_pytest/skipping.py:239: unconditional skip\n\`\`\`\n`;
+    const ctx = context(pasted, 'en', issueChunk(), evaluate, intro, codeChunk(230, ['def pytest_runtest_makereport(item, call):', '    rep.longrepr = str(filename), line + 1, reason'], 'pytest_runtest_makereport'));
+    expect(answerShape(pasted, ctx)).toBe('where');
+    expect(extractiveAnswer(pasted, ctx).text.startsWith('Where to look:\n\n- `src/_pytest/skipping.py` (evaluate_skip_marks)')).toBe(true);
+    // Issues alone: nothing to point at.
+    expect(answerShape(pasted, context(pasted, 'en', issueChunk()))).toBe('quote');
+  });
+
   it('answers "where is the bug from #N" with the issue in its own words, then the code', () => {
     const q = '¿Dónde está el bug del issue #7432?';
     const ctx = lookedUpContext(q, 'es', issueChunk(), evaluate);

@@ -1,6 +1,7 @@
 import type { EvalQuestion } from '../../datasets/questions.ts';
 import type { VerifiedAnswer } from '../../pipeline/answer/types.ts';
 import { citedGoldShare } from '../metrics/citedGold.ts';
+import { citesGoldSymbol } from '../metrics/goldSymbol.ts';
 import { referenceQuoted } from '../metrics/referenceQuoted.ts';
 import { referenceTermRecall } from '../metrics/referenceTerms.ts';
 import type { MetricValues } from '../report/types.ts';
@@ -21,9 +22,11 @@ import type { MetricValues } from '../report/types.ts';
  * as often as the best single collection's search puts a gold file first); an abstention scores 0.
  * `answer.citedGold`: of the distinct files the answer cites (issues skipped), the share that are gold files —
  * the answer's precision, where `answer.right` is its recall of one gold page; none when it abstains or cites no file.
+ * `answer.goldSymbol`: where the gold names symbols (a fix's functions), the answer cites one of them in a gold file
+ * (metrics/goldSymbol.ts) — a "where" answer's symbol, beside its file; an abstention scores 0.
  */
 export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference' | 'referenceKind'>, answer: VerifiedAnswer | undefined): MetricValues {
-  if (!answer) return { 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null };
+  if (!answer) return { 'answer.right': null, 'answer.firstFile': null, 'answer.citedGold': null, 'answer.goldSymbol': null, 'answer.abstained': null, 'answer.referenceTerms': null, 'answer.referenceQuoted': null, 'citations.invalid': null };
   const answered = !answer.noAnswer;
   const files = new Set(q.gold.files);
   const issues = new Set(q.gold.issues);
@@ -41,6 +44,7 @@ export function answerMetrics(q: Pick<EvalQuestion, 'gold' | 'reference' | 'refe
     'answer.right': answerable ? (answered && citesGold ? 1 : 0) : null,
     'answer.firstFile': answerable && files.size > 0 ? (answered && firstFile !== undefined && files.has(firstFile) ? 1 : 0) : null,
     'answer.citedGold': answerable && files.size > 0 && answered ? (citedGold ?? null) : null,
+    'answer.goldSymbol': answerable && q.gold.symbols.length > 0 ? (answered && citesGoldSymbol(answer.citations, q.gold.files, q.gold.symbols) ? 1 : 0) : null,
     'answer.abstained': answerable ? null : answered ? 0 : 1,
     'answer.referenceTerms': reference,
     'answer.referenceQuoted': quoted,

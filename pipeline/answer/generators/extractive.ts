@@ -615,12 +615,13 @@ function unindexedIssues(question: string, context: Context): number[] {
 
 /**
  * How to answer: `issue` when the context opens with a looked-up issue and the question asks where
- * (its fix is in the code) or asks for the issue and nothing else (`#7432`); `where` for a where-question or a pasted issue whose context is mostly
- * code; otherwise `quote`.
+ * (its fix is in the code) or asks for the issue and nothing else (`#7432`); `where` for a where-question or a pasted issue whose context's
+ * files are mostly code (its first three files' blocks: a pasted issue finds itself and its like among the issues too,
+ * and those say nothing of where to look); otherwise `quote`.
  */
 export function answerShape(question: string, context: Context): AnswerShape {
-  const top = context.blocks.slice(0, 3);
-  const codeLed = top.filter((b) => b.chunk.collection === 'code').length >= Math.ceil(top.length / 2);
+  const top = context.blocks.filter((b) => b.chunk.collection !== 'issues').slice(0, 3);
+  const codeLed = top.length > 0 && top.filter((b) => b.chunk.collection === 'code').length >= Math.ceil(top.length / 2);
   const hasCode = context.blocks.some((b) => b.chunk.collection === 'code');
   const asksWhere = WHERE.test(question) || WHERE.test(context.translation ?? '');
   const first = context.blocks[0];
