@@ -381,7 +381,7 @@ describe('cita ask: tests and examples after the library in a code-led route (re
   });
 });
 
-describe('cita ask: pasted text led by the code has the docs after its first code files (retrieval.pastedDocsAfter)', () => {
+describe('cita ask: pasted text led by the code has the docs after its first code files and its code spread by file (retrieval.pastedDocsAfter, pastedPerFile)', () => {
   let p: TestProject;
   beforeAll(() => {
     p = makeDemoProject();
@@ -403,7 +403,7 @@ describe('cita ask: pasted text led by the code has the docs after its first cod
     return JSON.parse(r.stdout);
   };
 
-  it('puts the changelog after the code files by default, and says so; 0 keeps where fusion put it', () => {
+  it('puts the changelog after the code files by default, and the code one chunk per file first, and says so; 0 keeps where fusion put them', () => {
     const note = 'pasted text the route leans to the code for: the docs come after the first 5 code files search finds';
     const fused = ask('--set', 'retrieval.pastedDocsAfter=0');
     expect(fused.route.weights.code).toBeGreaterThan(fused.route.weights.docs);
@@ -414,6 +414,10 @@ describe('cita ask: pasted text led by the code has the docs after its first cod
     expect(after.ranking.files.slice(0, 3)).toEqual(code(fused.ranking.files));
     expect(after.ranking.files).toContain('docs/changelog.md');
     expect(after.route.reasons).toContain(note);
+    // The code one chunk per file first (retrieval.pastedPerFile: 1, the default); 0 leaves it as found.
+    const spread = "pasted text the route leans to the code for: one chunk of each code file before another file's next";
+    expect(after.route.reasons).toContain(spread);
+    expect(ask('--set', 'retrieval.pastedPerFile=0').route.reasons).not.toContain(spread);
     const blocks = (r: any) => (r.context.blocks as any[]).filter((b) => b.scores.collection !== 'issues').map((b) => b.citation.path);
     expect(blocks(after).slice(0, 3).every((f: string) => f.startsWith('src/'))).toBe(true);
   });

@@ -234,6 +234,19 @@ describe('answer shapes', () => {
     expect(extractiveAnswer(bootstrap, context(bootstrap, 'en', spec, intro)).text).not.toContain('https://');
   });
 
+  it('lists at most whereFiles files (5 by default, answer.generator.whereFiles)', () => {
+    const q = 'Where are the skip marks evaluated?';
+    const file = (n: number): Chunk => {
+      const c = codeChunk(10 * n, [`def evaluate_skip_marks_${n}(item):`, '    """Evaluate skip marks."""'], `evaluate_skip_marks_${n}`);
+      return { ...c, id: `skip${n}`, citation: { ...c.citation, path: `src/skip${n}.py` } };
+    };
+    const ctx = context(q, 'en', file(1), file(2), file(3), file(4), file(5));
+    const listed = (opts: ExtractiveOptions) => extractiveAnswer(q, ctx, opts).text.split('\n').filter((l) => l.startsWith('- ')).length;
+    expect(listed({})).toBe(5);
+    expect(listed({ whereFiles: 3 })).toBe(3);
+    expect(extractiveOptions(configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', whereFiles: 3 }))).toMatchObject({ whereFiles: 3 });
+  });
+
   it('answers a pasted issue with where to look when search finds it among the issues too', () => {
     // The pasted report matches its own filed issue best; the files after it are code.
     const pasted = `The skip location is wrong with --runxfail\n\n\`\`\`\nSKIPPED [1] src/_pytest/skipping.py:239: unconditional skip\n\`\`\`\n`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { docsAfterCode, docsAfterCodeMoves, docsFirst, docsFirstMove, isSupportCode, libraryFirst, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, supportMoves, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
+import { docsAfterCode, docsAfterCodeMoves, docsFirst, docsFirstMove, pastedSpreadMoves, isSupportCode, libraryFirst, lookupsPlace, placeContext, placementOf, rankCandidates, spreadFiles, supportMoves, type Candidates, type Placement } from '../pipeline/answer/ranking.ts';
 import { loadConfig } from '../pipeline/config/load.ts';
 import type { Collection, SearchHit } from '../pipeline/types.ts';
 import { root } from './support/paths.ts';
@@ -330,6 +330,29 @@ describe('retrieval.pastedDocsAfter', () => {
     expect(docsAfterCodeMoves(codeFirst, codeLed, after(1))).toBe(false);
     const issue = { chunk: hit('issues', 'issue-1', 1, 1).chunk, scores: { collection: 'issues' as const, fused: 1, bm25: null, dense: null, via: 'lookup' as const } };
     expect(context(asked({ docs: 0.5, code: 1, issues: 1 }, [issue]), after(2))[0]).toBe('issue-1#1');
+  });
+
+  it("spreads pasted text's code one chunk per file first (retrieval.pastedPerFile), typed questions as they were", () => {
+    // One module repeats the report's words in three chunks; two more modules follow.
+    const code = [
+      scored('code', 'src/raises.py', 1, 0.9, 9),
+      scored('code', 'src/raises.py', 2, 0.89, 8),
+      scored('code', 'src/raises.py', 3, 0.88, 7),
+      scored('code', 'src/capture.py', 1, 0.8, 5),
+      scored('code', 'src/_code/code.py', 1, 0.79, 4),
+    ];
+    const spreadAsked = (pasted: boolean): Candidates => ({ lists: { code: code.slice(0, 3) }, deep: { code }, lookedUp: [], named: [], weights: { docs: 0.2, code: 1, issues: 0 }, pasted });
+    const files = (c: Candidates, p: Placement) => [...new Set(placeContext(c, 3, p).ordered.map((x) => x.chunk.citation.path))];
+    const spread: Placement = { ...fused, pastedPerFile: 1 };
+    expect(files(spreadAsked(true), fused)).toEqual(['src/raises.py']);
+    expect(files(spreadAsked(true), spread)).toEqual(['src/raises.py', 'src/capture.py', 'src/_code/code.py']);
+    expect(pastedSpreadMoves(spreadAsked(true), spread)).toBe(true);
+    expect(files(spreadAsked(false), spread)).toEqual(['src/raises.py']);
+    expect(pastedSpreadMoves(spreadAsked(false), spread)).toBe(false);
+    expect(placementOf(config()).pastedPerFile).toBe(1);
+    expect(placementOf(config('retrieval.pastedPerFile=2')).pastedPerFile).toBe(2);
+    expect(placementOf(config('retrieval.pastedPerFile=0')).pastedPerFile).toBeUndefined();
+    expect(() => config('retrieval.pastedPerFile=-1')).toThrow(/pastedPerFile/);
   });
 
   it('is read from the config, 5 by default', () => {

@@ -22,7 +22,7 @@ import { permalinkFor, verifyAnswer } from './citations.ts';
 import { buildContext, splitBlockText } from './context.ts';
 import { glossChoicesFor, glossOptionsFor, glossQuotes, keptWords } from './glosses.ts';
 import { definitionsMeant, frameDefinition, pickDefinition, writtenNames } from './namedLookups.ts';
-import { docsAfterCodeMoves, docsFirstMove, lookupsPlace, placeContext, placementOf, RANK_DEPTH, rankCandidates, supportMoves, type Candidates, type Placed, type Ranking } from './ranking.ts';
+import { docsAfterCodeMoves, docsFirstMove, lookupsPlace, pastedSpreadMoves, placeContext, placementOf, RANK_DEPTH, rankCandidates, supportMoves, type Candidates, type Placed, type Ranking } from './ranking.ts';
 import type { Context, Generator, VerifiedAnswer } from './types.ts';
 
 export { RANK_DEPTH, type Ranking } from './ranking.ts';
@@ -260,6 +260,10 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const { fusion, ordered } = placeContext(candidates, budget.chunks, placement);
   if (docsFirstMove(fusion.ranked, candidates, placement) !== undefined) route.reasons.push("the route leans to the docs: the docs' best page comes before the code fusion put first");
   if (supportMoves(candidates, placement)) route.reasons.push("the route leans to the code: the library's code comes before its tests, examples and benchmarks");
+  if (pastedSpreadMoves(candidates, placement)) {
+    const m = placement.pastedPerFile!;
+    route.reasons.push(`pasted text the route leans to the code for: ${m === 1 ? 'one chunk' : `${m} chunks`} of each code file before another file's next`);
+  }
   if (docsAfterCodeMoves(fusion.ranked, candidates, placement)) {
     const n = placement.pastedDocsAfter!;
     route.reasons.push(`pasted text the route leans to the code for: the docs come after the first ${n === 1 ? 'code file' : `${n} code files`} search finds`);

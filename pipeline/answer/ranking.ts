@@ -78,6 +78,8 @@ export interface Placement {
   supportCode?: 'after-library' | 'as-found';
   /** `retrieval.pastedDocsAfter`: pasted text the route leans to the code for has the docs' hits after its first this many code files (0 or unset: where fusion put them). */
   pastedDocsAfter?: number;
+  /** `retrieval.pastedPerFile`: pasted text the route leans to the code for has each code file's hits past this many wait until every other code file's have had a place (unset, or 0 in the config: as `perFile`). */
+  pastedPerFile?: number;
   /** `fusion.perFile`: each collection's hits of one file past this many wait until every other file's have had a place (unset: none wait). */
   perFile?: number;
   /** `fusion.rankingFit`: the ranking measures fit on each collection's first `EVIDENCE_DEPTH` hits (`candidates`) or on each list cut to k (`cut`). */
@@ -87,8 +89,19 @@ export interface Placement {
 /** The placement a config sets: what `ask` and the replays of it place with. */
 export function placementOf(config: Pick<CitaConfig, 'fusion' | 'retrieval'>): Placement {
   const { method, minFit, rrfK, perFile, rankingFit } = config.fusion;
-  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, pastedDocsAfter } = config.retrieval;
-  return { method, options: { minFit, k0: rrfK }, lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, pastedDocsAfter, rankingFit, ...(perFile !== undefined ? { perFile } : {}) };
+  const { lookupsAfter, lookupsAfterDocsLed, docsLedFirst, supportCode, pastedDocsAfter, pastedPerFile } = config.retrieval;
+  return {
+    method,
+    options: { minFit, k0: rrfK },
+    lookupsAfter,
+    lookupsAfterDocsLed,
+    docsLedFirst,
+    supportCode,
+    pastedDocsAfter,
+    rankingFit,
+    ...(perFile !== undefined ? { perFile } : {}),
+    ...(pastedPerFile > 0 ? { pastedPerFile } : {}),
+  };
 }
 
 /**
@@ -152,14 +165,35 @@ export function spreadFiles(hits: readonly SearchHit[], m: number): SearchHit[] 
   return [...first, ...later];
 }
 
-/** A collection's list in the order placement takes it: support code after the library's (see `libraryFirst`), then spread (see `spreadFiles`). */
-function ordered(c: Pick<Candidates, 'weights'>, p: Placement, collection: Collection, hits: readonly SearchHit[]): SearchHit[] {
+/** Whether `pastedPerFile` spreads this question's code list: pasted text the route leans to the code for. */
+const pastedSpread = (c: Pick<Candidates, 'weights' | 'pasted'>, p: Pick<Placement, 'pastedPerFile'>): boolean => p.pastedPerFile !== undefined && c.pasted && !docsLed(c);
+
+/**
+ * How many hits of one file a collection's list keeps before every other file's have had a place: `pastedPerFile` for the
+ * code of pasted text the route leans to the code for — a bug report is answered with the files to look at, and one
+ * module that repeats the report's words otherwise fills the code's slots — else `perFile`.
+ */
+function perFileOf(c: Pick<Candidates, 'weights' | 'pasted'>, p: Placement, collection: Collection): number | undefined {
+  return collection === 'code' && pastedSpread(c, p) ? p.pastedPerFile : p.perFile;
+}
+
+/** A collection's list in the order placement takes it: support code after the library's (see `libraryFirst`), then spread (see `spreadFiles`, `perFileOf`). */
+function ordered(c: Pick<Candidates, 'weights' | 'pasted'>, p: Placement, collection: Collection, hits: readonly SearchHit[]): SearchHit[] {
   const first = collection === 'code' && supportAfter(c, p) ? libraryFirst(hits) : [...hits];
-  return p.perFile === undefined ? first : spreadFiles(first, p.perFile);
+  const m = perFileOf(c, p, collection);
+  return m === undefined ? first : spreadFiles(first, m);
 }
 
 /** Whether placement reorders any list (see `ordered`). */
-const reorders = (c: Pick<Candidates, 'weights'>, p: Placement): boolean => p.perFile !== undefined || supportAfter(c, p);
+const reorders = (c: Pick<Candidates, 'weights' | 'pasted'>, p: Placement): boolean => p.perFile !== undefined || supportAfter(c, p) || pastedSpread(c, p);
+
+/** Whether `pastedPerFile` changes the code hits a context of its budget is fused from (which, or in what order). Pure. */
+export function pastedSpreadMoves(c: Candidates, p: Placement): boolean {
+  if (!pastedSpread(c, p)) return false;
+  const spread = contextLists(c, p).code ?? [];
+  const unspread = contextLists(c, { ...p, pastedPerFile: undefined }).code ?? [];
+  return spread.some((h, i) => h.chunk.id !== unspread[i]?.chunk.id);
+}
 
 /** The lists the context is fused from, in placement's order (see `ordered`, `reorderedCut`). */
 function contextLists(c: Candidates, p: Placement): Partial<Record<Collection, SearchHit[]>> {

@@ -224,6 +224,13 @@ export const configSchema = z
          */
         pastedDocsAfter: z.number().int().min(0).max(50),
         /**
+         * Pasted text the route leans to the code for: each code file's hits past this many wait until every other
+         * code file's have had a place, in the context and the ranking alike (0: as `fusion.perFile`), so the
+         * context holds more of the files a "where" answer lists (`answer.generator.whereFiles`). Default in
+         * config/defaults.yaml.
+         */
+        pastedPerFile: z.number().int().min(0).max(50),
+        /**
          * Which definition of a name is placed (pipeline/answer/namedLookups.ts). `searched`: the one
          * the qualifier the question wrote names (`pytester.getitem` → `Pytester.getitem`; `os.sep` →
          * none, not `TerminalWriter.sep`), of several the one whose file search ranks highest, and a
@@ -486,6 +493,8 @@ export const configSchema = z
             maxSentences: z.number().int().min(1).max(20).optional(),
             /** extractive, `spread: pages`: quotes from at most this many pages first, then the rest by score (default 4). */
             spreadPages: z.number().int().min(1).max(20).optional(),
+            /** extractive: most files a "where" answer (a where-question or a pasted issue over code) lists (default 5). */
+            whereFiles: z.number().int().min(1).max(20).optional(),
             /**
              * extractive: a sentence of the sources that asks (ends with `?`: "So how exactly does Flask handle
              * uploads?") restates a question instead of answering it; `skip` (default) never quotes one as an answer,

@@ -26,6 +26,7 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.answerTypes !== undefined ? { answerTypes: config.answerTypes } : {}),
     ...(config.maxSentences !== undefined ? { maxSentences: config.maxSentences } : {}),
     ...(config.spreadPages !== undefined ? { spreadPages: config.spreadPages } : {}),
+    ...(config.whereFiles !== undefined ? { whereFiles: config.whereFiles } : {}),
     ...(config.rstBodies !== undefined ? { rstBodies: config.rstBodies } : {}),
     ...(config.literals !== undefined ? { literals: config.literals } : {}),
     ...(config.command !== undefined ? { command: config.command } : {}),
