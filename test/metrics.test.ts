@@ -4,7 +4,7 @@ import { ndcgAtK } from '../eval/metrics/ndcgAtK.ts';
 import { percentile } from '../eval/metrics/percentile.ts';
 import { distinct, recallAtK } from '../eval/metrics/recallAtK.ts';
 import { reciprocalRank } from '../eval/metrics/reciprocalRank.ts';
-import { convexCombination, minMax, withFileEvidence } from '../pipeline/retrieval/hybrid.ts';
+import { convexCombination, minMax, reciprocalRanks, withFileEvidence } from '../pipeline/retrieval/hybrid.ts';
 import type { Chunk, ScoredChunk, SearchHit } from '../pipeline/types.ts';
 
 describe('recallAtK', () => {
@@ -105,6 +105,29 @@ describe('hybrid scoring', () => {
     const dense = scored([['b', 0.9], ['a', 0.1]]);
     expect(convexCombination(bm25, dense, 0).map((h) => h.chunk.id)).toEqual(['a', 'b']);
     expect(convexCombination(bm25, dense, 1).map((h) => h.chunk.id)).toEqual(['b', 'a']);
+  });
+
+  it('reciprocal ranks: (k0 + 1) / (k0 + r), ties sharing the first rank of them, in the order given', () => {
+    expect(reciprocalRanks([0.2, 0.9, 0.5], 60)).toEqual([61 / 63, 1, 61 / 62]);
+    expect(reciprocalRanks([3, 3, 1], 60)).toEqual([1, 1, 61 / 63]);
+    expect(reciprocalRanks([])).toEqual([]);
+  });
+
+  it('on the reciprocal-rank scale only the order counts: a near-tie in BM25 weighs what a landslide does', () => {
+    // BM25 barely prefers a (10.01 vs 10); dense strongly prefers b (0.9 vs 0.1, then c far below).
+    const bm25 = scored([['a', 10.01], ['b', 10], ['c', 0]]);
+    const dense = scored([['b', 0.9], ['a', 0.1], ['c', 0.05]]);
+    // Min–max reads BM25's a–b gap as nothing and dense's as everything: b first.
+    expect(convexCombination(bm25, dense, 0.5).map((h) => h.chunk.id)).toEqual(['b', 'a', 'c']);
+    const ranked = convexCombination(bm25, dense, 0.5, 'reciprocal-rank');
+    const byId = Object.fromEntries(ranked.map((h) => [h.chunk.id, h]));
+    expect(byId.a!.score).toBeCloseTo(0.5 * 1 + 0.5 * (61 / 62), 12);
+    expect(byId.b!.score).toBeCloseTo(0.5 * (61 / 62) + 0.5 * 1, 12);
+    expect(byId.c!.bm25Norm).toBeCloseTo(61 / 63, 12);
+    expect(byId.c!.bm25).toBe(0);
+    // A candidate one retriever did not return gets 0 there, below its 50th.
+    const only = convexCombination(scored([['a', 1]]), scored([['d', 0.5]]), 0.5, 'reciprocal-rank');
+    expect(only.map((h) => h.score)).toEqual([0.5, 0.5]);
   });
 
   // Hits of files: a.py once at 0.9; b.py twice, at 0.8 and 0.6; c.py once at 0.3.

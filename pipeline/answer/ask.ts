@@ -188,7 +188,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
       const vector = alpha > 0 ? meanVector(p.dense.map((t) => embedded.get(t)!)) : undefined;
       // One search serves both: the context's list is its first budget.chunks (what searchCollection
       // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
-      const candidates = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases);
+      const candidates = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases, hybrid.scale);
       let hits = withFileEvidence(candidates, hybrid.fileEvidence ?? 0);
       const lateHits = lateFor ? await lateInteracted(embedder, c, hits, plan.question.dense, late) : undefined;
       if (lateHits) {

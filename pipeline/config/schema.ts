@@ -188,6 +188,11 @@ export const configSchema = z
              * matches once as well); 0: none.
              */
             fileEvidence: z.number().min(0).max(1).default(0),
+            /**
+             * How BM25's and k-NN's scores are put on one scale before the convex combination: `min-max` over the
+             * query's candidates, or `reciprocal-rank` ((k₀ + 1) / (k₀ + rank), k₀ = 60: RRF's scale). pipeline/retrieval/hybrid.ts.
+             */
+            scale: z.enum(['min-max', 'reciprocal-rank']).default('min-max'),
           })
           .strict(),
         /**

@@ -12,12 +12,41 @@ export function minMax(scores: number[]): number[] {
 }
 
 /**
- * Convex combination of normalised BM25 and dense scores: `alpha * dense + (1 - alpha) * bm25`.
- * A candidate missing from one list gets 0 for that component (it ranked below every candidate there).
- * Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", TOIS 2023: convex
- * combination beats RRF, and the weight matters more than the normaliser.
+ * How each retriever's scores are put on one scale before they are combined: `min-max` (the best of
+ * the query's candidates 1, the worst 0) or `reciprocal-rank` (the hit at rank r gets (k₀ + 1) / (k₀ + r),
+ * k₀ = `RECIPROCAL_RANK_K`: the best 1, the 50th about 0.55), which at α = 0.5 ranks as reciprocal rank
+ * fusion does (Cormack, Clarke & Büttcher 2009). Min–max reads the score's shape: a query whose BM25
+ * scores are all near-ties (a translated question that shares only common words with the docs) still
+ * spreads them over [0, 1], where ranks say only the order.
  */
-export function convexCombination(bm25: ScoredChunk[], dense: ScoredChunk[], alpha: number): SearchHit[] {
+export type ScoreScale = 'min-max' | 'reciprocal-rank';
+
+/** RRF's constant (Cormack et al. 2009), not tuned here. */
+export const RECIPROCAL_RANK_K = 60;
+
+/**
+ * Reciprocal-rank values of a list's scores (higher better, in any order): (k₀ + 1) / (k₀ + r) for the hit at rank r,
+ * equal scores sharing the rank of the first of them (a tie broken by chunk id is no evidence). Pure.
+ */
+export function reciprocalRanks(scores: readonly number[], k0 = RECIPROCAL_RANK_K): number[] {
+  const order = scores.map((s, i) => [s, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  const out = new Array<number>(scores.length);
+  let rank = 0;
+  order.forEach(([s, i], at) => {
+    if (at === 0 || s !== order[at - 1]![0]) rank = at + 1;
+    out[i] = (k0 + 1) / (k0 + rank);
+  });
+  return out;
+}
+
+/**
+ * Convex combination of normalised BM25 and dense scores: `alpha * dense + (1 - alpha) * bm25`, each
+ * put on one scale by `scale` (default min–max). A candidate missing from one list gets 0 for that
+ * component (it ranked below every candidate there). Bruch, Gai & Ingber, "An Analysis of Fusion
+ * Functions for Hybrid Retrieval", TOIS 2023: convex combination beats RRF, and the weight matters
+ * more than the normaliser — in domain, with α tuned there.
+ */
+export function convexCombination(bm25: ScoredChunk[], dense: ScoredChunk[], alpha: number, scale: ScoreScale = 'min-max'): SearchHit[] {
   const hits = new Map<string, SearchHit>();
   const entry = (s: ScoredChunk): SearchHit => {
     let h = hits.get(s.chunk.id);
@@ -27,12 +56,13 @@ export function convexCombination(bm25: ScoredChunk[], dense: ScoredChunk[], alp
     }
     return h;
   };
-  minMax(bm25.map((s) => s.score)).forEach((n, i) => {
+  const scaled = (list: ScoredChunk[]) => (scale === 'reciprocal-rank' ? reciprocalRanks : minMax)(list.map((s) => s.score));
+  scaled(bm25).forEach((n, i) => {
     const h = entry(bm25[i]!);
     h.bm25 = bm25[i]!.score;
     h.bm25Norm = n;
   });
-  minMax(dense.map((s) => s.score)).forEach((n, i) => {
+  scaled(dense).forEach((n, i) => {
     const h = entry(dense[i]!);
     h.dense = dense[i]!.score;
     h.denseNorm = n;

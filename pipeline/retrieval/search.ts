@@ -2,7 +2,7 @@ import type { Store } from '../store/store.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
 import type { QueryPlan } from './crossLingual.ts';
 import { meanVector } from '../vectors.ts';
-import { convexCombination, withFileEvidence } from './hybrid.ts';
+import { convexCombination, withFileEvidence, type ScoreScale } from './hybrid.ts';
 
 export interface HybridOptions {
   /** Dense weight in [0, 1]: 0 is BM25 only, 1 is dense only. */
@@ -11,6 +11,8 @@ export interface HybridOptions {
   candidates: number;
   /** λ of `withFileEvidence` (hybrid.ts): a file's best hit gains λ × its second-best hit's score; 0 or unset: none. */
   fileEvidence?: number;
+  /** How BM25's and k-NN's scores are put on one scale before they are combined (`ScoreScale`; unset: min–max). */
+  scale?: ScoreScale;
 }
 
 /** Hybrid search within one collection: BM25 and k-NN candidates, combined convexly. */
@@ -23,7 +25,7 @@ export async function searchCollection(
   options: HybridOptions,
   phrases?: readonly string[],
 ): Promise<SearchHit[]> {
-  const hits = await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha, phrases);
+  const hits = await hybridCandidates(store, queryVector, collection, query, Math.max(k, options.candidates), options.alpha, phrases, options.scale);
   return withFileEvidence(hits, options.fileEvidence ?? 0).slice(0, k);
 }
 
@@ -41,12 +43,13 @@ export async function hybridCandidates(
   n: number,
   alpha: number,
   phrases?: readonly string[],
+  scale?: ScoreScale,
 ): Promise<SearchHit[]> {
   const [bm25, dense] = await Promise.all([
     alpha < 1 ? store.bm25(collection, query, n, phrases) : Promise.resolve([]),
     alpha > 0 && queryVector ? store.knn(collection, queryVector, n) : Promise.resolve([]),
   ]);
-  return convexCombination(bm25, dense, alpha);
+  return convexCombination(bm25, dense, alpha, scale);
 }
 
 /** Embeds the query once (only when the dense side is used). */
