@@ -192,7 +192,7 @@ export const configSchema = z
              * How BM25's and k-NN's scores are put on one scale before the convex combination: `min-max` over the
              * query's candidates, or `reciprocal-rank` ((k₀ + 1) / (k₀ + rank), k₀ = 60: RRF's scale). pipeline/retrieval/hybrid.ts.
              */
-            scale: z.enum(['min-max', 'reciprocal-rank']).default('min-max'),
+            scale: z.enum(['min-max', 'reciprocal-rank']),
           })
           .strict(),
         /**
