@@ -1,5 +1,4 @@
-/** The last part of a qualified name: `TempPathFactory.getbasetemp` → `getbasetemp`. */
-const lastPart = (name: string): string => name.slice(name.lastIndexOf('.') + 1);
+import { leafOf } from '../../pipeline/store/shared.ts';
 
 /**
  * Whether an answer cites a gold symbol: a code citation in a gold file whose symbol (`Class.method`) ends in the name
@@ -7,6 +6,6 @@ const lastPart = (name: string): string => name.slice(name.lastIndexOf('.') + 1)
  * renamed or moved since (pytest's `_showfixtures_main`) is never matched: the metric's ceiling is below 1. Pure.
  */
 export function citesGoldSymbol(citations: readonly { path: string; symbol?: string; issue?: number }[], goldFiles: readonly string[], goldSymbols: readonly string[]): boolean {
-  const names = new Set(goldSymbols.map(lastPart));
-  return citations.some((c) => c.issue === undefined && c.symbol !== undefined && goldFiles.includes(c.path) && names.has(lastPart(c.symbol)));
+  const names = new Set(goldSymbols.map(leafOf));
+  return citations.some((c) => c.issue === undefined && c.symbol !== undefined && goldFiles.includes(c.path) && names.has(leafOf(c.symbol)));
 }
