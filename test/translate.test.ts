@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { searchPlan } from '../pipeline/retrieval/crossLingual.ts';
+import { denseVector, searchPlan } from '../pipeline/retrieval/crossLingual.ts';
 import { meanVector } from '../pipeline/vectors.ts';
 import { ApertiumPipe } from '../pipeline/text/apertiumPipe.ts';
 import { ApertiumTranslator, parseBilingual, protectCode, restoreCode } from '../pipeline/text/translate.ts';
@@ -222,6 +222,30 @@ describe('searchPlan', () => {
     expect(searchPlan(q, '', { text: 'I put a point of interruption?', rendering: { by: 'model:fake', text: q } }, { ...mode, model: 'both' }).question).toEqual(plain);
     // Not for the second hop, which is in the corpus language already.
     expect(searchPlan(q, 'Issue #1: x', { text: 'I put a point?', rendering: breakpoint }, { ...mode, model: 'both' }).hop).toEqual({ bm25: 'Issue #1: x', dense: ['Issue #1: x'] });
+  });
+
+  it('names the question as asked for the language offset (offset: catalogs), not a translation, nor an English question', () => {
+    const mode = { bm25: 'disambiguated', dense: 'original', model: 'dense' } as const;
+    const q = '¿Cómo omito un test?';
+    const t = { from: 'es', text: 'How I omit a test?', rendering: { by: 'model:fake', text: 'How do I skip a test?' } };
+    expect(searchPlan(q, '', t, { ...mode, offset: 'catalogs' }).question).toEqual({ bm25: t.text, dense: [q, 'How do I skip a test?'], offset: { text: q, from: 'es' } });
+    // A failed translation still searches the Spanish question, less its offset.
+    expect(searchPlan(q, '', { from: 'es' }, { ...mode, offset: 'catalogs' }).question.offset).toEqual({ text: q, from: 'es' });
+    expect(searchPlan(q, '', t, { ...mode, offset: 'none' }).question.offset).toBeUndefined();
+    expect(searchPlan(q, '', t, { ...mode, dense: 'translated', offset: 'catalogs' }).question).toEqual({ bm25: t.text, dense: [t.text, 'How do I skip a test?'] });
+    expect(searchPlan('How do I skip a test?', '', undefined, { ...mode, offset: 'catalogs' }).question.offset).toBeUndefined();
+  });
+
+  it('takes the offset out of the named text only, before the mean', () => {
+    const plan = { dense: ['es', 'en'], offset: { text: 'es', from: 'es' as const } };
+    const vectors: Record<string, Float32Array> = { es: new Float32Array([0.6, 0.8]), en: new Float32Array([1, 0]) };
+    const offset = [0, 0.8];
+    // es less the offset is (0.6, 0) → (1, 0): the mean is (1, 0).
+    const v = denseVector(plan, (t) => vectors[t]!, offset);
+    expect(v[0]).toBeCloseTo(1, 6);
+    expect(v[1]).toBeCloseTo(0, 6);
+    expect(Array.from(denseVector(plan, (t) => vectors[t]!))).toEqual(Array.from(meanVector([vectors.es!, vectors.en!])));
+    expect(Array.from(denseVector({ dense: ['es', 'en'] }, (t) => vectors[t]!, offset))).toEqual(Array.from(meanVector([vectors.es!, vectors.en!])));
   });
 
   it('averages unit vectors into a unit vector', () => {

@@ -227,15 +227,18 @@ export function buildCli(): Command {
       const { config, store, embedder, close } = await openInstance(loaded, { purpose: 'search' });
       try {
         const collections = opts.source ? [opts.source] : COLLECTIONS;
-        const { language, left, translation, alpha, results, reranked, likelihoodRanked, likelihoodError } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
+        const { language, left, translation, alpha, results, reranked, likelihoodRanked, likelihoodError, offsetNote } = await searchQuery({ config, store, embedder }, query, { collections, k: opts.k, alpha: opts.alpha });
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked ? { reranked } : {}), ...(likelihoodRanked ? { likelihoodRanked } : {}), ...(likelihoodError !== undefined ? { likelihoodError } : {}) }, null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ query, language, ...(left ? { left } : {}), ...(translation ? { translation } : {}), alpha, results, ...(reranked ? { reranked } : {}), ...(likelihoodRanked ? { likelihoodRanked } : {}), ...(likelihoodError !== undefined ? { likelihoodError } : {}), ...(offsetNote ? { offsetNote } : {}) }, null, 2)}\n`,
+          );
         } else {
           if (left) process.stdout.write(`environment left out of the search: ${left.join(', ')}\n`);
           if (translation?.text !== undefined) {
             process.stdout.write(`translated ${translation.from} → ${translation.to} (${translation.translator}): ${translation.text}\n`);
             for (const note of sensesNotes(translation, config.retrieval.crossLingual)) process.stdout.write(`${note}\n`);
           } else if (translation?.error !== undefined) process.stdout.write(`not translated (${translation.error}): searched as written\n`);
+          if (offsetNote) process.stdout.write(`${offsetNote}\n`);
           if (reranked) process.stdout.write(`${lateInteractionNote(config.retrieval.lateInteraction.depth, reranked)}\n`);
           for (const note of queryLikelihoodNotes(config.retrieval.queryLikelihood.depth, likelihoodRanked ?? [], likelihoodModel(config).id, likelihoodError)) process.stdout.write(`${note}\n`);
           for (const [c, hits] of Object.entries(results)) {

@@ -11,8 +11,8 @@ import type { Store } from '../store/store.ts';
 import { lateInteracted, lateInteractionNote } from '../retrieval/lateInteraction.ts';
 import { likelihoodModel, likelihoodReranking, queryLikelihoodNotes } from '../retrieval/queryLikelihood.ts';
 import { rerankerFor } from '../retrieval/rerank.ts';
-import { questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
-import { meanVector } from '../vectors.ts';
+import { denseVector, questionAlpha, searchPlan, sensesNotes, translateQuestion, type QueryPlan, type Translation } from '../retrieval/crossLingual.ts';
+import { planOffset } from '../embedding/languageOffset.ts';
 import type { ModelTranslator } from '../text/modelTranslate.ts';
 import { searchedText } from '../text/environment.ts';
 import { tracebackFrames, type Frame } from '../text/traceback.ts';
@@ -159,6 +159,8 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const available = (await Promise.all(COLLECTIONS.map(async (c) => [c, await store.count(c)] as const))).filter(([, n]) => n > 0);
   const used = available.map(([c]) => (hop && c !== 'issues' ? plan.hop! : plan.question));
   const distinctTexts = [...new Set(used.flatMap((p) => p.dense))];
+  const { offset, note: offsetNote } = plan.question.offset ? await planOffset(config, embedder, plan.question.offset.from) : {};
+  if (offsetNote) route.reasons.push(offsetNote);
   const embedded = new Map<string, Float32Array>();
   // The second hop searches with the issue's text, in the corpus language already.
   const alphaOf = (p: QueryPlan) => questionAlpha(config.retrieval, crossLingual && p === plan.question, options.alpha);
@@ -185,7 +187,7 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
     for (const [c] of available) {
       const p = hop && c !== 'issues' ? plan.hop! : plan.question;
       const alpha = alphaOf(p);
-      const vector = alpha > 0 ? meanVector(p.dense.map((t) => embedded.get(t)!)) : undefined;
+      const vector = alpha > 0 ? denseVector(p, (t) => embedded.get(t)!, offset?.vector) : undefined;
       // One search serves both: the context's list is its first budget.chunks (what searchCollection
       // returns), the ranking's its first `depth`, so the context is exactly what it was without it.
       const candidates = await hybridCandidates(store, vector, c, p.bm25, Math.max(budget.chunks, hybrid.candidates), alpha, p.phrases, hybrid.scale);

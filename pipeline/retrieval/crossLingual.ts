@@ -3,6 +3,7 @@ import { findRoot } from '../config/load.ts';
 import type { CitaConfig } from '../config/schema.ts';
 import type { Purpose } from '../instance.ts';
 import type { Store } from '../store/store.ts';
+import { withoutOffset } from '../embedding/languageOffset.ts';
 import { restoreAccents, wordsToAnalyse, type RestoredAccents } from '../text/accents.ts';
 import type { SelectionChoices } from '../text/lexicalSelection.ts';
 import { configuredLexicon, unknownWordChoices } from '../text/lexicon/lexicon.ts';
@@ -10,6 +11,7 @@ import { modelTranslatorFor, type ModelTranslator } from '../text/modelTranslate
 import { translatorFor, type Language, type Translator } from '../text/translate.ts';
 import { docsCompounds } from './compounds.ts';
 import { disambiguatedSenses, sensesInPlace } from './senses.ts';
+import { meanVector } from '../vectors.ts';
 
 /**
  * Cross-lingual search (DESIGN lesson 6): a question in another language than the corpus is
@@ -218,6 +220,16 @@ export interface QueryPlan {
   dense: string[];
   /** Phrases BM25 searches beside `bm25`'s terms (Store.bm25). */
   phrases?: string[];
+  /** The text of `dense` in another language than the corpus's, searched less that language's offset (`retrieval.crossLingual.offset`). */
+  offset?: { text: string; from: Language };
+}
+
+/**
+ * The dense side's query vector of a plan: the mean of its texts' vectors (`vectorOf`), the one `plan.offset` names
+ * less `offset` (when given: the embedder's offset from that text's language). Pure.
+ */
+export function denseVector(plan: Pick<QueryPlan, 'dense' | 'offset'>, vectorOf: (text: string) => Float32Array, offset?: ArrayLike<number>): Float32Array {
+  return meanVector(plan.dense.map((t) => (offset && t === plan.offset?.text ? withoutOffset(vectorOf(t), offset) : vectorOf(t))));
 }
 
 /**
@@ -229,8 +241,13 @@ export interface QueryPlan {
 export function searchPlan(
   question: string,
   hop: string,
-  translated: Pick<Translation, 'text' | 'alternatives' | 'phrases' | 'rendering' | 'accents'> | undefined,
-  crossLingual: { bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated'; dense: 'translated' | 'original' | 'both'; model?: 'none' | 'dense' | 'both' },
+  translated: (Pick<Translation, 'text' | 'alternatives' | 'phrases' | 'rendering' | 'accents'> & Partial<Pick<Translation, 'from'>>) | undefined,
+  crossLingual: {
+    bm25: 'translated' | 'original' | 'both' | 'expanded' | 'disambiguated';
+    dense: 'translated' | 'original' | 'both';
+    model?: 'none' | 'dense' | 'both';
+    offset?: 'none' | 'catalogs';
+  },
 ): { question: QueryPlan; hop?: QueryPlan } {
   const { text: translation, alternatives = [], phrases = [] } = translated ?? {};
   const rendering = translated?.rendering?.text;
@@ -251,8 +268,10 @@ export function searchPlan(
   const dense = pick(crossLingual.dense);
   if (model !== 'none' && !dense.includes(rendering!)) dense.push(rendering!);
   if (model === 'both') bm25 += `\n${rendering}`;
+  // The question as asked is in the language it was detected in; its vector is searched less that language's offset.
+  const offset = crossLingual.offset === 'catalogs' && translated?.from !== undefined && dense.includes(asked) ? { text: asked, from: translated.from as Language } : undefined;
   return {
-    question: { bm25, dense, ...(translation !== undefined && phrases.length ? { phrases: [...phrases] } : {}) },
+    question: { bm25, dense, ...(translation !== undefined && phrases.length ? { phrases: [...phrases] } : {}), ...(offset ? { offset } : {}) },
     ...(hop ? { hop: { bm25: hop, dense: [hop] } } : {}),
   };
 }

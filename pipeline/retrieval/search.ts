@@ -1,7 +1,6 @@
 import type { Store } from '../store/store.ts';
 import type { Collection, Embedder, SearchHit } from '../types.ts';
-import type { QueryPlan } from './crossLingual.ts';
-import { meanVector } from '../vectors.ts';
+import { denseVector, type QueryPlan } from './crossLingual.ts';
 import { convexCombination, withFileEvidence, type ScoreScale } from './hybrid.ts';
 
 export interface HybridOptions {
@@ -62,7 +61,8 @@ export async function embedQuery(embedder: Embedder, query: string, alpha: numbe
 /**
  * Hybrid search in several collections with one query vector; empty collections are left out.
  * `plan` (a translated question, see crossLingual.ts) gives BM25's text and the texts whose mean
- * vector the dense side uses; without it both use `query`.
+ * vector the dense side uses (the question as asked less `offset`, its language's, where the plan says); without it
+ * both use `query`.
  */
 export async function searchCollections(
   store: Store,
@@ -72,8 +72,13 @@ export async function searchCollections(
   k: number,
   options: HybridOptions,
   plan: QueryPlan = { bm25: query, dense: [query] },
+  offset?: ArrayLike<number>,
 ): Promise<Partial<Record<Collection, SearchHit[]>>> {
-  const vector = options.alpha > 0 ? meanVector(await embedder.embedQueries(plan.dense)) : undefined;
+  let vector: Float32Array | undefined;
+  if (options.alpha > 0) {
+    const vs = await embedder.embedQueries(plan.dense);
+    vector = denseVector(plan, (t) => vs[plan.dense.indexOf(t)]!, offset);
+  }
   const results: Partial<Record<Collection, SearchHit[]>> = {};
   for (const c of collections) {
     if ((await store.count(c)) === 0) continue;

@@ -10,6 +10,7 @@ import { likelihoodModel, likelihoodReranking } from './queryLikelihood.ts';
 import { rerankerFor } from './rerank.ts';
 import { detectLanguage, pastedReason } from './router.ts';
 import { searchCollections } from './search.ts';
+import { planOffset } from '../embedding/languageOffset.ts';
 
 /**
  * A query searched the way `ask` searches a question: in the language it is written in, detected;
@@ -41,6 +42,8 @@ export interface SearchQueryResult {
   likelihoodRanked?: Collection[];
   /** Why query likelihood was on and did not run (the model could not be opened). */
   likelihoodError?: string;
+  /** The language offset taken out of the query's vector, or why none was (`retrieval.crossLingual.offset`). */
+  offsetNote?: string;
 }
 
 /** What a query is searched with: its language, its translation, the texts each retriever uses and the dense weight. */
@@ -93,7 +96,9 @@ export async function searchQuery(
   const likely = config.retrieval.queryLikelihood;
   const scorer = rerankerFor(likely, question) ? likelihoodModel(config, deps.modelTranslator) : undefined;
   const depth = Math.max(options.k, lateFor ? late.depth : 0, scorer ? likely.depth : 0);
-  const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan);
+  // A language offset that cannot be made leaves the vector as it is, and the result says why.
+  const { offset, note: offsetNote } = plan.offset ? await planOffset(config, embedder, plan.offset.from) : {};
+  const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan, offset?.vector);
   const reranked: Collection[] = [];
   // Scored as asked, without a pasted issue's environment (as `ask` scores it).
   const likelihood = scorer && likelihoodReranking(scorer, searchedText(query, config.retrieval.environment).text, likely);
@@ -114,5 +119,6 @@ export async function searchQuery(
     ...(reranked.length > 0 ? { reranked } : {}),
     ...(likelihood && likelihood.ranked.length > 0 ? { likelihoodRanked: likelihood.ranked } : {}),
     ...(likelihood?.error() !== undefined ? { likelihoodError: likelihood.error()! } : {}),
+    ...(offsetNote ? { offsetNote } : {}),
   };
 }
