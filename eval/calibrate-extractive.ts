@@ -55,7 +55,7 @@ export function settingsOf(sweeps: readonly string[]): Setting[] {
  * replay scores each question's sentences once, with the instance's options, so under a swept value
  * of one of these the rows would not score what it changes. They are compared with `--set`, one run per value.
  */
-const SCORED_ONCE = ['meaningQuery', 'sentenceContext', 'semanticBlocks', 'maxChars', 'rstBodies', 'literals'];
+const SCORED_ONCE = ['meaningQuery', 'semanticBlocks', 'maxChars', 'rstBodies', 'literals'];
 
 /** Throws for a sweep the replay cannot honour (see SCORED_ONCE). */
 export function checkReplayable(settings: readonly Setting[]): void {

@@ -864,23 +864,6 @@ describe('extractive settings from config', () => {
     expect(await queriesFor()).toEqual([[es, 'How I omit a test function?']]);
   });
 
-  it('answer.generator.sentenceContext: each sentence is embedded alone, or after its block title', async () => {
-    const passagesFor = async (sentenceContext?: string) => {
-      const embedder = recordingEmbedder();
-      const config = configSchema.shape.answer.shape.generator.parse({ kind: 'extractive', ...(sentenceContext ? { sentenceContext } : {}) });
-      const g = await createGenerator(config, { modelsDir: '', log: () => {}, embedder });
-      await g.generate(q, ctx);
-      return embedder.batches.flat();
-    };
-    const alone = await passagesFor();
-    expect(alone.length).toBeGreaterThan(0);
-    expect(await passagesFor('none')).toEqual(alone);
-    const titled = await passagesFor('headings');
-    const titles = ctx.blocks.map((b) => b.chunk.title);
-    expect(titled.length).toBe(alone.length);
-    for (const t of titled) expect(titles.some((title) => t.startsWith(`${title}\n`) && alone.includes(t.slice(title.length + 1)))).toBe(true);
-  });
-
   it('answer.generator.margin keeps quotes near the best one', async () => {
     // With room, both blocks are quoted; with none below the best, only the best quote's block
     // (minBlocks draws on a second block only among eligible quotes).

@@ -502,12 +502,6 @@ export const configSchema = z
              */
             meaningQuery: z.enum(['translation', 'both']).optional(),
             /**
-             * extractive, by meaning: each sentence is embedded alone (`none`, default) or after its block's title, the
-             * page's heading path or the code's path and symbol (`headings`): a sentence read in its section. Measured
-             * over five repositories' dev docs questions: a question or three either way (docs/languages.md).
-             */
-            sentenceContext: z.enum(['none', 'headings']).optional(),
-            /**
              * extractive: `pages` (default) takes each next quote from a page not quoted yet while one
              * qualifies; `blocks` quotes the best sentence, then the best of another block, then the rest by score.
              */

@@ -52,8 +52,6 @@ export interface ExtractiveOptions {
   semanticBlocks?: number;
   /** By meaning, a translated question: compare sentences with the `translation` or with `both` (mean vector). */
   meaningQuery?: 'translation' | 'both';
-  /** By meaning: a sentence is embedded alone (`none`) or after its block's title (`headings`: the heading path, or the code's path and symbol). */
-  sentenceContext?: 'none' | 'headings';
   /**
    * `pages` (default): each next quote from a page (file) not quoted yet while one qualifies, then the
    * rest by score; `blocks`: the best quote, then the best of another block (up to `minBlocks`), then the rest.
@@ -153,7 +151,6 @@ export const EXTRACTIVE_DEFAULTS: Required<ExtractiveOptions> = {
   // (reports/{dev,test}{,-black,-flask,-click,-scrapy,-codeqa}-ab-commands.*, docs/answers.md).
   commentedLines: 'quote',
   commands: 'introduced',
-  sentenceContext: 'none',
 };
 
 /** Cosine similarity of the question and a candidate's quote, when the generator scored it by meaning. */
@@ -905,15 +902,14 @@ export class ExtractiveGenerator implements Generator {
   async meaningFor(question: string, context: Context): Promise<Meaning> {
     const opts = { ...EXTRACTIVE_DEFAULTS, ...this.options };
     const candidates = answering(quoteCandidates(context, isCodeQuestion(question), opts.maxChars, opts), opts).filter((c) => c.marker <= opts.semanticBlocks);
-    const textOf = (c: QuoteCandidate) => (opts.sentenceContext === 'headings' ? `${context.blocks[c.marker - 1]!.chunk.title}\n${c.quote}` : c.quote);
-    const texts = [...new Set(candidates.map(textOf))];
+    const texts = [...new Set(candidates.map((c) => c.quote))];
     // Same-language similarities run higher than cross-lingual ones (measured: one threshold would
     // silence Spanish questions), so a translated question is compared in the corpus language: by its
     // translation, or (`meaningQuery: both`) by the mean of the translation's and its own vectors.
     const query = context.translation === undefined ? question : opts.meaningQuery === 'both' ? [question, context.translation] : context.translation;
     const sims = texts.length ? await sentenceSimilarities(this.embedder!, query, texts, this.sentenceVectors) : [];
     const byText = new Map(texts.map((t, i) => [t, sims[i]!]));
-    return (c) => (c.marker <= opts.semanticBlocks ? byText.get(textOf(c)) : undefined);
+    return (c) => (c.marker <= opts.semanticBlocks ? byText.get(c.quote) : undefined);
   }
 }
 

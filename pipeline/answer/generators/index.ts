@@ -21,7 +21,6 @@ export function extractiveOptions(config: CitaConfig['answer']['generator']): Ex
     ...(config.semanticBlocks !== undefined ? { semanticBlocks: config.semanticBlocks } : {}),
     ...(config.margin !== undefined ? { margin: config.margin } : {}),
     ...(config.meaningQuery !== undefined ? { meaningQuery: config.meaningQuery } : {}),
-    ...(config.sentenceContext !== undefined ? { sentenceContext: config.sentenceContext } : {}),
     ...(config.spread !== undefined ? { spread: config.spread } : {}),
     ...(config.questionSentences !== undefined ? { questionSentences: config.questionSentences } : {}),
     ...(config.answerTypes !== undefined ? { answerTypes: config.answerTypes } : {}),
