@@ -60,7 +60,7 @@ export function withoutOffset(v: Float32Array, offset: ArrayLike<number>): Float
   return out;
 }
 
-/** Pairs the offset is estimated from: enough for a stable mean (two halves of 1,000 agree to a cosine of 0.998), ~45 s of CPU. */
+/** Pairs the offset is estimated from: enough for a stable mean (two halves of 1,000 agree to a cosine of 0.998); 22 s wall with onnxruntime on two cores. */
 export const OFFSET_PAIRS = 2000;
 
 /** The offset of `embedder` from the language of the pairs' translations (`from`) to that of their sources (`to`), embedded as queries. */
@@ -97,7 +97,7 @@ const kept = new Map<string, Promise<LanguageOffset>>();
 /**
  * The offset `languages.offsets` keeps for this embedder from `from` to the corpus language, read once per process;
  * made on first use when there is none (the catalogs read from `.cita/cache/lexicon`, where `npm run setup` put them
- * for the lexicon, else downloaded; ~25 s of embedding with onnxruntime), and kept. Rejects when it cannot be made.
+ * for the lexicon, else downloaded; ~22 s of embedding with onnxruntime), and kept. Rejects when it cannot be made.
  */
 export function offsetFor(
   config: Pick<CitaConfig, 'languages'>,
