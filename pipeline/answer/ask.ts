@@ -159,11 +159,12 @@ export async function ask(deps: AskDeps, question: string, options: AskOptions =
   const available = (await Promise.all(COLLECTIONS.map(async (c) => [c, await store.count(c)] as const))).filter(([, n]) => n > 0);
   const used = available.map(([c]) => (hop && c !== 'issues' ? plan.hop! : plan.question));
   const distinctTexts = [...new Set(used.flatMap((p) => p.dense))];
-  const { offset, note: offsetNote } = plan.question.offset ? await planOffset(config, embedder, plan.question.offset.from) : {};
-  if (offsetNote) route.reasons.push(offsetNote);
   const embedded = new Map<string, Float32Array>();
   // The second hop searches with the text, in the corpus language already.
   const alphaOf = (p: QueryPlan) => questionAlpha(config.retrieval, crossLingual && p === plan.question, options.alpha);
+  // Only where the question's own vector is searched (its plan is used and the dense side is on).
+  const { offset, note: offsetNote } = plan.question.offset && used.includes(plan.question) && alphaOf(plan.question) > 0 ? await planOffset(config, embedder, plan.question.offset.from) : {};
+  if (offsetNote) route.reasons.push(offsetNote);
   if (used.some((p) => alphaOf(p) > 0)) {
     await time('embed', async () => {
       const vs = await embedder.embedQueries(distinctTexts);

@@ -1,4 +1,5 @@
 import type { ScoredChunk, SearchHit } from '../types.ts';
+import { RRF_DEFAULTS } from './fusion/rrf.ts';
 
 /**
  * Min-max normalisation within one query's candidate list: the best gets 1, the worst 0.
@@ -14,21 +15,18 @@ export function minMax(scores: number[]): number[] {
 /**
  * How each retriever's scores are put on one scale before they are combined: `min-max` (the best of
  * the query's candidates 1, the worst 0) or `reciprocal-rank` (the hit at rank r gets (k₀ + 1) / (k₀ + r),
- * k₀ = `RECIPROCAL_RANK_K`: the best 1, the 50th about 0.55), which at α = 0.5 ranks as reciprocal rank
- * fusion does (Cormack, Clarke & Büttcher 2009). Min–max reads the score's shape: a query whose BM25
+ * k₀ RRF's, `RRF_DEFAULTS.k0` in fusion/rrf.ts, not tuned here: the best 1, the 50th about 0.55), which at
+ * α = 0.5 ranks as reciprocal rank fusion does (Cormack, Clarke & Büttcher 2009). Min–max reads the score's shape: a query whose BM25
  * scores are all near-ties (a translated question that shares only common words with the docs) still
  * spreads them over [0, 1], where ranks say only the order.
  */
 export type ScoreScale = 'min-max' | 'reciprocal-rank';
 
-/** RRF's constant (Cormack et al. 2009), not tuned here. */
-export const RECIPROCAL_RANK_K = 60;
-
 /**
  * Reciprocal-rank values of a list's scores (higher better, in any order): (k₀ + 1) / (k₀ + r) for the hit at rank r,
  * equal scores sharing the rank of the first of them (a tie broken by chunk id is no evidence). Pure.
  */
-export function reciprocalRanks(scores: readonly number[], k0 = RECIPROCAL_RANK_K): number[] {
+export function reciprocalRanks(scores: readonly number[], k0 = RRF_DEFAULTS.k0): number[] {
   const order = scores.map((s, i) => [s, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   const out = new Array<number>(scores.length);
   let rank = 0;

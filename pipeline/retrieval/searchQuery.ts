@@ -97,7 +97,7 @@ export async function searchQuery(
   const scorer = rerankerFor(likely, question) ? likelihoodModel(config, deps.modelTranslator) : undefined;
   const depth = Math.max(options.k, lateFor ? late.depth : 0, scorer ? likely.depth : 0);
   // A language offset that cannot be made leaves the vector as it is, and the result says why.
-  const { offset, note: offsetNote } = plan.offset ? await planOffset(config, embedder, plan.offset.from) : {};
+  const { offset, note: offsetNote } = plan.offset && alpha > 0 ? await planOffset(config, embedder, plan.offset.from) : {};
   const results = await searchCollections(store, embedder, query, options.collections, depth, { ...config.retrieval.hybrid, alpha }, plan, offset?.vector);
   const reranked: Collection[] = [];
   // Scored as asked, without a pasted issue's environment (as `ask` scores it).
